@@ -1,0 +1,51 @@
+// Day 1：对话。history 就是发给模型的 messages 数组；每轮把完整历史发出去，多轮记忆由此而来。
+import type { Config } from './config.js';
+import { ApiError, streamChat, type Message } from './llm.js';
+import type { Delta, StreamResult } from './sse.js';
+
+/** streamReply 产出的片段：模型增量，或一行灰色提示（不进历史）。 */
+export type ReplyPiece = Delta | { type: 'notice'; text: string };
+
+export class Chat {
+    history: Message[] = [];
+
+    constructor(private readonly cfg: Config) {}
+
+    reset(): void {
+        this.history = [];
+    }
+
+    /**
+     * 一轮对话。任何失败（HTTP 错误、断网、断流、取消）都把历史截回本轮之前（D5），
+     * 已经显示出来的半截文字留在屏幕上。
+     */
+    async *streamReply(input: string, signal?: AbortSignal): AsyncGenerator<ReplyPiece> {
+        const start = this.history.length;
+        this.history.push({ role: 'user', content: input });
+        let ok = false;
+        try {
+            const result = yield* this.requestOnce(signal);
+            this.history.push({ role: 'assistant', content: result.text + (result.refusal ?? '') });
+            yield* stopNotice(result);
+            ok = true;
+        } finally {
+            if (!ok) this.history.length = start;
+        }
+    }
+
+    /** 发一次流式请求，边收边产出增量；流不完整就抛错（R6.2）。 */
+    protected async *requestOnce(signal?: AbortSignal, extra: object = {}): AsyncGenerator<ReplyPiece, StreamResult> {
+        let result: StreamResult | undefined;
+        for await (const ev of streamChat(this.cfg, { messages: this.history, ...extra }, signal)) {
+            if (ev.type === 'end') result = ev.result;
+            else yield ev;
+        }
+        if (!result || !result.complete) throw new ApiError(result?.error ?? '流在回复完成之前就结束了');
+        return result;
+    }
+}
+
+function* stopNotice(result: StreamResult): Generator<ReplyPiece> {
+    if (result.finishReason === 'length') yield { type: 'notice', text: '（输出因长度限制而停止）' };
+    if (result.finishReason === 'content_filter') yield { type: 'notice', text: '（输出被内容过滤器截断）' };
+}

@@ -1,0 +1,103 @@
+// Day 1：对话。history 就是发给模型的 messages 数组；每轮把完整历史发出去，多轮记忆由此而来。
+import { randomBytes } from 'node:crypto';
+import type { Config } from './config.js';
+import { ApiError, streamChat, type Message } from './llm.js';
+import type { Delta, StreamResult, ToolCall } from './sse.js';
+import { execTool, toOpenAITools } from './tools.js';
+
+/** streamReply 产出的片段：模型增量、一行灰色提示，或黄色的进度行（都不进历史）。 */
+export type ReplyPiece = Delta | { type: 'notice' | 'progress'; text: string };
+
+// Day 2：一轮对话里最多几轮工具调用，防止模型无限循环
+export const MAX_TOOL_TURNS = 5;
+const CAP_NOTICE = '工具调用轮数过多，已停止';
+
+export class Chat {
+    history: Message[] = [];
+
+    constructor(private readonly cfg: Config) {}
+
+    reset(): void {
+        this.history = [];
+    }
+
+    /**
+     * 一轮对话。任何失败（HTTP 错误、断网、断流、取消）都把历史截回本轮之前（D5），
+     * 已经显示出来的半截文字留在屏幕上。
+     */
+    async *streamReply(input: string, signal?: AbortSignal): AsyncGenerator<ReplyPiece> {
+        const start = this.history.length;
+        this.history.push({ role: 'user', content: input });
+        let ok = false;
+        try {
+            yield* this.toolLoop(signal);
+            ok = true;
+        } finally {
+            if (!ok) this.history.length = start;
+        }
+    }
+
+    /**
+     * Day 2：工具循环。流结束时只要有调用且每个调用都有名字，就是一轮工具调用（finish_reason 只作参考）：
+     * 先存带 tool_calls 的 assistant 消息，再按顺序执行，每个调用存一条 tool 消息，然后再请求。
+     */
+    protected async *toolLoop(signal?: AbortSignal): AsyncGenerator<ReplyPiece> {
+        for (let round = 0; round < MAX_TOOL_TURNS; round++) {
+            const tools = toOpenAITools();
+            const result = yield* this.requestOnce(signal, tools.length ? { tools } : {});
+            const calls = result.toolCalls;
+            if (calls.length === 0 || calls.some((c) => !c.name)) {
+                this.history.push({ role: 'assistant', content: result.text + (result.refusal ?? '') });
+                yield* stopNotice(result);
+                return;
+            }
+            this.history.push(assistantWithCalls(result, calls));
+            for (const call of calls) {
+                const output = await execTool(call.name, call.arguments);
+                if (signal?.aborted) throw new ApiError('已取消');
+                this.history.push({ role: 'tool', tool_call_id: call.id, content: output });
+                yield { type: 'progress', text: `调用工具 ${call.name} → ${shorten(output)}` };
+            }
+        }
+        // 到达上限：提示也存成 assistant 消息，历史以回答结尾，下一轮请求依然合法
+        yield { type: 'progress', text: CAP_NOTICE };
+        this.history.push({ role: 'assistant', content: CAP_NOTICE });
+    }
+
+    /** 发一次流式请求，边收边产出增量；流不完整就抛错（R6.2）。 */
+    protected async *requestOnce(signal?: AbortSignal, extra: object = {}): AsyncGenerator<ReplyPiece, StreamResult> {
+        let result: StreamResult | undefined;
+        for await (const ev of streamChat(this.cfg, { messages: this.history, ...extra }, signal)) {
+            if (ev.type === 'end') result = ev.result;
+            else yield ev;
+        }
+        if (!result || !result.complete) throw new ApiError(result?.error ?? '流在回复完成之前就结束了');
+        return result;
+    }
+}
+
+/** 补齐缺失的 id，空参数存成 "{}"；DeepSeek 思考模式要求把 reasoning_content 原样带回（D10）。 */
+function assistantWithCalls(result: StreamResult, calls: ToolCall[]): Message {
+    for (const c of calls) {
+        if (!c.id) c.id = 'call_' + randomBytes(6).toString('base64url').replace(/[-_]/g, 'x').slice(0, 8);
+        if (c.arguments.trim() === '') c.arguments = '{}';
+    }
+    const message: Message = {
+        role: 'assistant',
+        content: result.text || null,
+        tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
+    };
+    if (result.reasoningField === 'reasoning_content' && result.reasoning) message.reasoning_content = result.reasoning;
+    return message;
+}
+
+/** 进度行里只放结果的开头，完整结果已经交给模型。 */
+function shorten(text: string, max = 200): string {
+    const flat = text.replace(/\s*\n\s*/g, ' ⏎ ');
+    return flat.length <= max ? flat : flat.slice(0, max) + '…';
+}
+
+function* stopNotice(result: StreamResult): Generator<ReplyPiece> {
+    if (result.finishReason === 'length') yield { type: 'notice', text: '（输出因长度限制而停止）' };
+    if (result.finishReason === 'content_filter') yield { type: 'notice', text: '（输出被内容过滤器截断）' };
+}

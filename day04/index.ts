@@ -1,0 +1,110 @@
+// Day 1：命令行 REPL。读入的每一行进队列，由一个消费者按顺序处理。
+import readline from 'node:readline';
+import { Chat, type ReplyPiece } from './chat.js';
+import { colorEnabled, err, out, paint } from './color.js';
+import { loadConfig } from './config.js';
+import { EOF, InputQueue } from './input.js';
+import './shell.js';
+import './files.js';
+import { listTools, setConfirmFn } from './tools.js';
+
+const cfg = loadConfig();
+const chat = new Chat(cfg);
+const queue = new InputQueue();
+const interactive = Boolean(process.stdin.isTTY);
+let running: AbortController | null = null;
+
+out('system', 'GeekAgent Day 4 — 文件工具与工具注册表（day04）');
+out('system', `模型：${cfg.model}　输入 /help 查看命令`);
+
+const rl = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: interactive });
+rl.setPrompt(paint('user', 'You › '));
+rl.on('line', (line) => queue.push(line));
+rl.on('close', () => queue.push(EOF));
+// Ctrl+C：回复进行中 → 取消这一轮；空闲时 → 退出。管道输入时收到 SIGINT 直接走退出流程。
+rl.on('SIGINT', () => (running ? running.abort() : queue.push(EOF)));
+process.on('SIGINT', () => exit());
+
+const HELP = [
+    '/help   显示帮助',
+    '/reset  清空对话记忆',
+    '/exit   退出（Ctrl+D、Ctrl+C 也可以）',
+];
+
+// Day 3：工具请求确认时，下一行输入（包括管道里排队的下一行）就是回答；y / yes 同意，其余拒绝
+setConfirmFn(async (prompt) => {
+    out('tool', prompt);
+    out('tool', '[y/N] ', false);
+    const item = await queue.next();
+    const answer = item === EOF ? '' : item.trim();
+    if (!interactive) out('system', answer);
+    return /^(y|yes)$/i.test(answer);
+});
+
+/** 执行一条命令；返回 false 表示要退出。 */
+function command(line: string): boolean {
+    if (line === '/exit') return false;
+    if (line === '/help') {
+        out('system', HELP.join('\n'));
+        out('system', '可用工具：\n' + listTools().map((t) => `  ${t.name}  ${t.description}`).join('\n'));
+    }
+    else if (line === '/reset') {
+        chat.reset();
+        out('system', '（对话记忆已清空）');
+    } else out('system', `未知命令：${line}（输入 /help 查看）`);
+    return true;
+}
+
+/** 把流式片段打到终端：思考内容变暗（无颜色时以「思考：」开头），正文绿色。 */
+function createPrinter() {
+    let last = '';
+    return (piece: ReplyPiece) => {
+        if (piece.type === 'progress') {
+            out('tool', `${last === 'progress' ? '' : '\n'}[${piece.text}]`);
+        } else if (piece.type === 'notice') {
+            out('system', `\n${piece.text}`, false);
+        } else if (piece.type === 'reasoning') {
+            if (last !== 'reasoning' && !colorEnabled) out('reasoning', '思考：');
+            out('reasoning', piece.text, false);
+        } else {
+            if (last === 'reasoning') out('model', '\n', false);
+            out('model', piece.text, false);
+        }
+        last = piece.type;
+    };
+}
+
+async function turn(text: string): Promise<void> {
+    const controller = new AbortController();
+    running = controller;
+    const print = createPrinter();
+    try {
+        for await (const piece of chat.streamReply(text, controller.signal)) print(piece);
+        process.stdout.write('\n');
+    } catch (e) {
+        if (controller.signal.aborted) out('system', '\n（已中断，本轮已撤销）');
+        else err('error', `\n请求失败：${(e as Error).message}`);
+    } finally {
+        running = null;
+    }
+}
+
+function exit(): never {
+    out('system', 'bye');
+    process.exit(0);
+}
+
+for (;;) {
+    if (interactive && queue.size === 0) rl.prompt();
+    const item = await queue.next();
+    if (item === EOF) break;
+    const line = item.trim();
+    if (!line) continue;
+    if (!interactive) out('user', `You › ${line}`);
+    if (line.startsWith('/')) {
+        if (!command(line)) break;
+        continue;
+    }
+    await turn(line);
+}
+exit();

@@ -1,0 +1,114 @@
+// 每个录制的流整体喂入、在每个字节处切成两段、以及随机 1–9 字节切分，结果都必须等于 expected/*.json。
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { SHARED_DIR as SHARED } from '../helpers/fake-openai.js';
+import { REPO_ROOT as REPO, stagesFrom } from '../helpers/run-stage.js';
+
+const FIXTURES = path.join(SHARED, 'fixtures', 'openai-sse');
+const names = fs.readdirSync(FIXTURES).filter((f) => f.endsWith('.sse')).map((f) => f.slice(0, -4));
+
+async function* feed(bytes: Uint8Array, cuts: number[]): AsyncGenerator<Uint8Array> {
+    let prev = 0;
+    for (const c of [...cuts, bytes.length]) {
+        if (c > prev) yield bytes.subarray(prev, c);
+        prev = c;
+    }
+}
+
+function randomCuts(len: number, seed: number): number[] {
+    const cuts: number[] = [];
+    let x = seed;
+    for (let at = 0; at < len;) {
+        x = (x * 1103515245 + 12345) % 2147483648;
+        at += 1 + (x % 9);
+        cuts.push(at);
+    }
+    return cuts;
+}
+
+// sse.ts 在各阶段通常逐字节相同：按内容分组，每个不同的版本只测一次（逐字节切分很耗时）
+const groups = new Map<string, string[]>();
+for (const stage of stagesFrom('day01')) {
+    const text = fs.readFileSync(path.join(REPO, stage, 'sse.ts'), 'utf8');
+    groups.set(text, [...(groups.get(text) ?? []), stage]);
+}
+
+for (const [, stages] of groups) {
+    const stage = stages[0];
+    describe(`${stages.join(', ')}: SSE 解码与录制流`, async () => {
+        const sse = await import(path.join(REPO, stage, 'sse.ts'));
+
+        async function decode(bytes: Uint8Array, cuts: number[]) {
+            const stats = { comments: [] as string[], dispatched: 0 };
+            const deltas: string[] = [];
+            let result: any;
+            for await (const ev of sse.readChatStream(feed(bytes, cuts), stats)) {
+                if (ev.type === 'end') result = ev.result;
+                // 增量怎么分批取决于读取的切分，只比较按类型合并后的顺序与内容
+                else if (deltas.length && deltas[deltas.length - 1].startsWith(ev.type + ':')) deltas[deltas.length - 1] += ev.text;
+                else deltas.push(ev.type + ':' + ev.text);
+            }
+            return { result, stats, deltas };
+        }
+
+        for (const name of names) {
+            test(name, async () => {
+                const bytes = new Uint8Array(fs.readFileSync(path.join(FIXTURES, name + '.sse')));
+                const exp = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'expected', name + '.json'), 'utf8')).expected;
+                const whole = await decode(bytes, []);
+                const r = whole.result;
+                assert.equal(r.text, exp.text);
+                assert.equal(r.reasoning, exp.reasoning);
+                assert.equal(r.refusal, exp.refusal);
+                assert.deepEqual(r.toolCalls, exp.tool_calls);
+                assert.equal(r.finishReason, exp.finish_reason);
+                const u = exp.usage_normalized;
+                assert.deepEqual(r.usage, u && { prompt: u.prompt_tokens, completion: u.completion_tokens, total: u.total_tokens });
+                assert.equal(r.endedBy, exp.ended_by);
+                assert.equal(r.error, exp.error?.message ?? null);
+                assert.equal(r.complete, exp.complete);
+                assert.deepEqual(whole.stats.comments, exp.sse.comments);
+                assert.equal(whole.stats.dispatched, exp.sse.dispatched_events);
+                const reference = JSON.stringify(whole);
+                for (let cut = 1; cut < bytes.length; cut++) {
+                    assert.equal(JSON.stringify(await decode(bytes, [cut])), reference, `切在第 ${cut} 字节`);
+                }
+                for (let seed = 1; seed <= 20; seed++) {
+                    assert.equal(JSON.stringify(await decode(bytes, randomCuts(bytes.length, seed))), reference, `随机切分 seed=${seed}`);
+                }
+            });
+        }
+
+        test('中文和 emoji 在 UTF-8 字符内部被切开也不乱码', async () => {
+            const pieces = ['你好，', '世界🌍', '！这是一段', '包含 emoji 😀 的文字'];
+            let body = '';
+            for (const p of pieces) body += `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: p } }] })}\r\n\r\n`;
+            body += 'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n';
+            const bytes = new TextEncoder().encode('\uFEFF' + body);
+            for (let cut = 1; cut < bytes.length; cut++) {
+                const { result } = await decode(bytes, [cut]);
+                assert.equal(result.text, pieces.join(''));
+                assert.equal(result.complete, true);
+            }
+            for (let seed = 1; seed <= 30; seed++) {
+                assert.equal((await decode(bytes, randomCuts(bytes.length, seed))).result.text, pieces.join(''));
+            }
+        });
+
+        test('流在事件中途断开：未结束的事件被丢弃，结果不完整', async () => {
+            const body = 'data: {"choices":[{"index":0,"delta":{"content":"hi"}}]}\n\ndata: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}';
+            const { result } = await decode(new TextEncoder().encode(body), []);
+            assert.equal(result.text, 'hi');
+            assert.equal(result.complete, false);
+            assert.equal(result.endedBy, 'eof');
+        });
+
+        test('无效 JSON 帧结束流并报错', async () => {
+            const { result } = await decode(new TextEncoder().encode('data: {oops\n\n'), []);
+            assert.equal(result.endedBy, 'error');
+            assert.match(result.error, /\{oops/);
+        });
+    });
+}
