@@ -95,7 +95,7 @@ for (const stage of stagesFrom('day01')) {
             assert.equal(fake.requests.length, 2);
             assert.ok(Date.now() - started >= 1000, '没有按 Retry-After 等待');
             assert.match(r.stdout, /终于好了/);
-            assert.match(r.stderr, /1\.0 秒后重试/);
+            assert.match(r.stdout + r.stderr, /1\.0 秒后重试/);
         });
 
         test('503 之后 200：重试一次，回复正常显示', async () => {
@@ -127,7 +127,7 @@ for (const stage of stagesFrom('day01')) {
             const url = await unusedBaseUrl();
             const r = await runStage(stage, { input: ['hi', '/help'], env: { OPENAI_BASE_URL: url } });
             assert.match(r.stderr, new RegExp(`无法连接 ${url.replace(/[.]/g, '\\.')}（ECONNREFUSED）`));
-            assert.equal(r.stderr.match(/秒后重试/g)?.length, 2);
+            assert.equal((r.stdout + r.stderr).match(/秒后重试/g)?.length, 2);
             assert.match(r.stdout, /\/reset/);
             assert.equal(r.code, 0);
         });
