@@ -50,7 +50,11 @@ export function createFullScreen(
             queue.push(line);
             tui.setQueued(queue.size);
         },
-        onCancel: () => void hooks.onCancel(),
+        onCancel: () => {
+            // 取消时如果正在等确认，先替用户答「否」，让这一轮能结束
+            if (tui.state.confirming) queue.push('');
+            hooks.onCancel();
+        },
         onExit: hooks.onExit,
         panel: () => panel(source),
     });
