@@ -1,0 +1,155 @@
+// Day 1：对话。history 就是发给模型的 messages 数组；每轮把完整历史发出去，多轮记忆由此而来。
+import { randomBytes } from 'node:crypto';
+import type { Config } from './config.js';
+import { historySize, maxHistory, splitPoint, summaryRequest, SUMMARY_HEADER } from './compact.js';
+import { ApiError, complete, streamChat, type Message } from './llm.js';
+import type { Delta, StreamResult, ToolCall, Usage } from './sse.js';
+import { wantsTodo } from './planning.js';
+import { execTool, toOpenAITools } from './tools.js';
+
+/** streamReply 产出的片段：模型增量、一行灰色提示，或黄色的进度行（都不进历史）。 */
+export type ReplyPiece = Delta | { type: 'notice' | 'progress'; text: string };
+
+// Day 2：一轮对话里最多几轮工具调用，防止模型无限循环
+export const MAX_TOOL_TURNS = 30;   // Day 9：有了 TODO 规划，一轮里的工具调用可以多得多
+const SUB_AGENT_PROMPT = '你是子 Agent，只完成交给你的这一个子任务；返回主 Agent 可以直接使用的简明结果，不要寒暄。';
+const CAP_NOTICE = '工具调用轮数过多，已停止';
+
+export class Chat {
+    history: Message[] = [];
+    private onUsage: (usage: Usage) => void = () => {};
+    private systemPrompt: () => string = () => '';
+
+    constructor(private readonly cfg: Config) {}
+
+    /** Day 7：每次请求的真实用量（服务商给了才有），全屏界面的用量面板用它。 */
+    setUsageListener(fn: (usage: Usage) => void): void {
+        this.onUsage = fn;
+    }
+
+    /** Day 9：系统提示每次请求前重新生成，只放在请求里，从不存进历史。 */
+    setSystemPrompt(fn: () => string): void {
+        this.systemPrompt = fn;
+    }
+
+    /** Day 9：子 Agent。一次非流式请求，只有子 Agent 的系统提示和任务本身，没有工具、没有历史。 */
+    async delegate(task: string, signal?: AbortSignal): Promise<string> {
+        const { content, usage } = await complete(this.cfg, [
+            { role: 'system', content: SUB_AGENT_PROMPT },
+            { role: 'user', content: task },
+        ], signal);
+        if (usage) this.onUsage(usage);
+        return content.trim() || '子 Agent 没有返回结果';
+    }
+
+    /**
+     * Day 5：把较早的历史压缩成一条摘要，返回说明文字。失败时抛出，由调用方决定怎么提示。
+     */
+    async compact(signal?: AbortSignal): Promise<string> {
+        const s = splitPoint(this.history);
+        if (s === 0) return '没有可以压缩的旧消息';
+        const { content, usage } = await complete(this.cfg, summaryRequest(this.history.slice(0, s)), signal);
+        if (usage) this.onUsage(usage);
+        if (!content.trim()) return '模型没有给出摘要，保留原样';
+        this.history = [{ role: 'system', content: `${SUMMARY_HEADER}\n${content.trim()}` }, ...this.history.slice(s)];
+        return `${s} 条旧消息已合并为 1 条摘要`;
+    }
+
+    reset(): void {
+        this.history = [];
+    }
+
+    /**
+     * 一轮对话。任何失败（HTTP 错误、断网、断流、取消）都把历史截回本轮之前（D5），
+     * 已经显示出来的半截文字留在屏幕上。
+     */
+    async *streamReply(input: string, signal?: AbortSignal): AsyncGenerator<ReplyPiece> {
+        this.history.push({ role: 'user', content: input });
+        if (historySize(this.history) > maxHistory()) {
+            // 压缩失败不影响这一轮：保留原样继续
+            const message = await this.compact(signal).catch(() => '历史压缩失败：保留原样');
+            yield { type: 'progress', text: `历史压缩：${message}` };
+        }
+        const start = this.history.length - 1;   // 压缩之后再取：已完成的压缩在回滚时保留
+        let ok = false;
+        try {
+            yield* this.toolLoop(input, signal);
+            ok = true;
+        } finally {
+            if (!ok) this.history.length = start;
+        }
+    }
+
+    /**
+     * Day 2：工具循环。流结束时只要有调用且每个调用都有名字，就是一轮工具调用（finish_reason 只作参考）：
+     * 先存带 tool_calls 的 assistant 消息，再按顺序执行，每个调用存一条 tool 消息，然后再请求。
+     */
+    protected async *toolLoop(input: string, signal?: AbortSignal): AsyncGenerator<ReplyPiece> {
+        // Day 9：用户要计划时第一轮、委派之后的下一轮，强制模型调用 todo_write（前提是它在可见工具里）
+        let forceTodo = wantsTodo(input);
+        for (let round = 0; round < MAX_TOOL_TURNS; round++) {
+            const tools = toOpenAITools();
+            const canForce = forceTodo && tools.some((t: any) => t.function.name === 'todo_write');
+            const choice = canForce ? { type: 'function', function: { name: 'todo_write' } } : 'auto';
+            const result = yield* this.requestOnce(signal, tools.length ? { tools, tool_choice: choice } : {});
+            const calls = result.toolCalls;
+            if (calls.length === 0 || calls.some((c) => !c.name)) {
+                this.history.push({ role: 'assistant', content: result.text + (result.refusal ?? '') });
+                yield* stopNotice(result);
+                return;
+            }
+            this.history.push(assistantWithCalls(result, calls));
+            forceTodo = calls.some((c) => c.name === 'delegate_task');
+            for (const call of calls) {
+                const output = await execTool(call.name, call.arguments);
+                if (signal?.aborted) throw new ApiError('已取消');
+                this.history.push({ role: 'tool', tool_call_id: call.id, content: output });
+                yield { type: 'progress', text: `调用工具 ${call.name} → ${shorten(output)}` };
+            }
+        }
+        // 到达上限：提示也存成 assistant 消息，历史以回答结尾，下一轮请求依然合法
+        yield { type: 'progress', text: CAP_NOTICE };
+        this.history.push({ role: 'assistant', content: CAP_NOTICE });
+    }
+
+    /** 发一次流式请求，边收边产出增量；流不完整就抛错（R6.2）。 */
+    protected async *requestOnce(signal?: AbortSignal, extra: object = {}): AsyncGenerator<ReplyPiece, StreamResult> {
+        let result: StreamResult | undefined;
+        const system = this.systemPrompt();
+        const messages: Message[] = system ? [{ role: 'system', content: system }, ...this.history] : this.history;
+        const request = { messages, ...extra, stream_options: { include_usage: true } };
+        for await (const ev of streamChat(this.cfg, request, signal)) {
+            if (ev.type === 'end') result = ev.result;
+            else yield ev;
+        }
+        if (result?.usage) this.onUsage(result.usage);
+        if (!result || !result.complete) throw new ApiError(result?.error ?? '流在回复完成之前就结束了');
+        return result;
+    }
+}
+
+/** 补齐缺失的 id，空参数存成 "{}"；DeepSeek 思考模式要求把 reasoning_content 原样带回（D10）。 */
+function assistantWithCalls(result: StreamResult, calls: ToolCall[]): Message {
+    for (const c of calls) {
+        if (!c.id) c.id = 'call_' + randomBytes(6).toString('base64url').replace(/[-_]/g, 'x').slice(0, 8);
+        if (c.arguments.trim() === '') c.arguments = '{}';
+    }
+    const message: Message = {
+        role: 'assistant',
+        content: result.text || null,
+        tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
+    };
+    if (result.reasoningField === 'reasoning_content' && result.reasoning) message.reasoning_content = result.reasoning;
+    return message;
+}
+
+/** 进度行里只放结果的开头，完整结果已经交给模型。 */
+function shorten(text: string, max = 200): string {
+    const flat = text.replace(/\s*\n\s*/g, ' ⏎ ');
+    return flat.length <= max ? flat : flat.slice(0, max) + '…';
+}
+
+function* stopNotice(result: StreamResult): Generator<ReplyPiece> {
+    if (result.finishReason === 'length') yield { type: 'notice', text: '（输出因长度限制而停止）' };
+    if (result.finishReason === 'content_filter') yield { type: 'notice', text: '（输出被内容过滤器截断）' };
+}

@@ -1,0 +1,77 @@
+// Day 15：教学用的 MCP 演示服务器。纯 JavaScript、零依赖，用 node 直接运行。
+// stdin 每行一条 JSON-RPC 2.0 消息；stdout 只写 JSON 行（写别的会打乱客户端的解析），日志走 stderr。
+import { createInterface } from 'node:readline';
+
+const SUPPORTED = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
+const TOOLS = [
+    {
+        name: 'word_count',
+        description: '统计文本的字符数（按 Unicode 码点）和词数（按空白分隔）',
+        inputSchema: {
+            type: 'object',
+            properties: { text: { type: 'string', description: '要统计的文本' } },
+            required: ['text'],
+        },
+        annotations: { readOnlyHint: true },
+    },
+    {
+        name: 'dice',
+        description: '掷一次六面骰子，返回 1 到 6 之间的整数',
+        inputSchema: { type: 'object', properties: {} },
+        annotations: { readOnlyHint: true },
+    },
+];
+
+const send = (msg) => process.stdout.write(JSON.stringify(msg) + '\n');
+const textResult = (text, isError = false) => ({ content: [{ type: 'text', text }], ...(isError ? { isError: true } : {}) });
+
+// 工具自身的失败（参数不对、未知工具）放在正常结果里，用 isError 标出，让模型能读到原因
+function callTool(name, args) {
+    if (name === 'word_count') {
+        if (typeof args.text !== 'string') return textResult('text 必须是字符串', true);
+        const trimmed = args.text.trim();
+        const words = trimmed === '' ? 0 : trimmed.split(/\s+/).length;
+        return textResult(`字符数：${[...args.text].length}，词数：${words}`);
+    }
+    if (name === 'dice') return textResult(`掷出了 ${1 + Math.floor(Math.random() * 6)} 点`);
+    return textResult(`未知工具：${name}`, true);
+}
+
+function handle({ id, method, params }) {
+    const reply = (result) => send({ jsonrpc: '2.0', id, result });
+    const fail = (code, message) => send({ jsonrpc: '2.0', id, error: { code, message } });
+    switch (method) {
+        case 'initialize': {
+            const asked = params?.protocolVersion;
+            return reply({
+                protocolVersion: SUPPORTED.includes(asked) ? asked : '2025-06-18',
+                capabilities: { tools: {} },
+                serverInfo: { name: 'geekagent-demo', version: '1.0.0' },
+            });
+        }
+        case 'ping':
+            return reply({});
+        case 'tools/list':
+            return reply({ tools: TOOLS });
+        case 'tools/call':
+            if (typeof params?.name !== 'string') return fail(-32602, 'Invalid params');
+            return reply(callTool(params.name, params.arguments ?? {}));
+        default:
+            return fail(-32601, 'Method not found');
+    }
+}
+
+createInterface({ input: process.stdin, crlfDelay: Infinity }).on('line', (line) => {
+    let msg;
+    try {
+        msg = JSON.parse(line);
+    } catch {
+        return;   // 不是 JSON：忽略
+    }
+    // 只回答请求（有 method 且有 id，id 可以是 0 或字符串）；通知和响应都不回
+    const isRequest = msg && typeof msg === 'object' && !Array.isArray(msg)
+        && typeof msg.method === 'string' && (typeof msg.id === 'number' || typeof msg.id === 'string');
+    if (isRequest) handle(msg);
+});
+// stdin 关闭后 readline 结束，事件循环空了，进程自然以退出码 0 结束
+process.stderr.write('geekagent-demo started\n');

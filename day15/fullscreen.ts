@@ -1,0 +1,110 @@
+// Day 7：全屏界面前端：把 Tui（tui.ts）接到输入队列、确认提示和用量面板上。
+import path from 'node:path';
+import type { Chat, ReplyPiece } from './chat.js';
+import type { Colour } from './color.js';
+import type { Config } from './config.js';
+import type { FrontEnd } from './frontend.js';
+import { EOF, type InputQueue } from './input.js';
+import { mcpPanelText, type McpManager } from './mcp.js';
+import { getMemories, memoryBlocks } from './memory.js';
+import { permissionRoot } from './permissions.js';
+import { formatTodos, getTodos } from './planning.js';
+import type { Sessions } from './sessions.js';
+import { activeSkill } from './skills.js';
+import { displayWidth } from './term.js';
+import { confirmAnswer, Tui } from './tui.js';
+import { CONTEXT_WINDOW, UsageMeter } from './usage.js';
+
+export interface PanelSource {
+    cfg: Config;
+    chat: Chat;
+    sessions: Sessions;
+    usage: UsageMeter;
+    instructions: string;
+    mcp: McpManager;
+}
+
+/** 面板各行（'─ ' 开头的是分节线，约定见 tui.ts）。每帧都从状态重新算，不单独存。 */
+export function panelLines({ cfg, chat, sessions, usage, instructions, mcp }: PanelSource): string[] {
+    let root = permissionRoot();
+    if (displayWidth(root) > 18) root = '…/' + path.basename(root);
+    const context = UsageMeter.context(JSON.stringify(chat.history));
+    return [
+        `模型 ${cfg.model}`,
+        `对话 ${sessions.currentId}`,
+        `根目录 ${root}`,
+        `记忆 ${getMemories().length} 条 / ${memoryBlocks()} 块`,
+        `项目说明 ${instructions ? '已加载' : '无'}`,
+        `技能 ${activeSkill()?.name ?? '无'}`,
+        `MCP ${mcpPanelText(mcp)}`,
+        '─ 上下文',
+        `${context.tokens} / ${CONTEXT_WINDOW} tokens`,
+        `已用 ${context.percent}%`,
+        '─ 本轮',
+        `${usage.turn + usage.live} tokens`,
+        '─ 累计',
+        `${usage.total} tokens`,
+        '─ TODO',
+        ...(getTodos().length ? formatTodos() : ['（还没有任务）']),
+    ];
+}
+
+export function createFullScreen(
+    queue: InputQueue,
+    hooks: { onCancel(): boolean; onExit(): void },
+    source: PanelSource,
+    panel: (source: PanelSource) => string[] = panelLines,
+): FrontEnd {
+    const tui = new Tui({
+        input: process.stdin,
+        output: process.stdout,
+        onSubmit: (line) => {
+            queue.push(line);
+            tui.setQueued(queue.size);
+        },
+        onCancel: () => {
+            // 取消时如果正在等确认，先替用户答「否」，让这一轮能结束
+            if (tui.state.confirming) queue.push('');
+            hooks.onCancel();
+        },
+        onExit: hooks.onExit,
+        panel: () => panel(source),
+    });
+    tui.start();
+
+    return {
+        print(colour: Colour, text: string) {
+            tui.append(text, colour);
+        },
+        piece(piece: ReplyPiece) {
+            if (piece.type === 'progress') tui.append(`[${piece.text}]`, 'tool');
+            else if (piece.type === 'notice') tui.append(piece.text, 'system');
+            else tui.appendInline(piece.text, piece.type === 'reasoning' ? 'reasoning' : 'model');
+        },
+        endReply() {
+            tui.renderNow();
+        },
+        echoUser(line: string) {
+            tui.setQueued(queue.size);
+            tui.append(`You › ${line}`, 'user');
+        },
+        setBusy(busy: boolean) {
+            tui.setBusy(busy);
+        },
+        // 输入行变成 [y/N]；全屏界面里只有 y 表示同意
+        async confirm(prompt: string) {
+            tui.showQuestion(prompt);
+            const item = await queue.next();
+            const yes = item !== EOF && confirmAnswer(item);
+            tui.answerQuestion(yes);
+            tui.setQueued(queue.size);
+            return yes;
+        },
+        refresh() {
+            tui.requestRender();
+        },
+        close() {
+            tui.stop();
+        },
+    };
+}

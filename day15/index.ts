@@ -1,0 +1,159 @@
+// 入口：只做组装。两个终端都是 TTY 时用全屏界面，否则用行模式 REPL（D3）。
+import { Chat } from './chat.js';
+import { runCommand } from './commands.js';
+import { loadConfig } from './config.js';
+import type { FrontEnd } from './frontend.js';
+import { createFullScreen } from './fullscreen.js';
+import { EOF, InputQueue } from './input.js';
+import './lookup.js';
+import { forceKillAll } from './mcp.js';
+import { createMcp, startMcp } from './mcp-setup.js';
+import { buildSystemPrompt, loadInstructions } from './instructions.js';
+import { setNoticeHandler } from './llm.js';
+import { loadMemory, recallMemory, registerMemoryTools } from './memory.js';
+import { loadPermissions, setupPermissions, type PermissionConfig } from './permissions.js';
+import { createPlain } from './plain.js';
+import { registerPlanningTools } from './planning.js';
+import { loadRag } from './rag.js';
+import { Sessions } from './sessions.js';
+import { paint } from './color.js';
+import { activeSkill, listSkills, loadSkills } from './skills.js';
+import './shell.js';
+import './files.js';
+import { UsageMeter } from './usage.js';
+
+const cfg = loadConfig();
+let permissions: PermissionConfig;
+try {
+    permissions = loadPermissions();
+} catch (e) {
+    console.error((e as Error).message);
+    process.exit(1);
+}
+// 启动顺序：配置 → 权限 → 记忆 → 项目说明（根目录来自权限）→ Chat → 技能 → 前端
+let instructions = '';
+try {
+    loadMemory();
+    instructions = loadInstructions(permissions.root);
+    loadRag();
+} catch (e) {
+    console.error(`读取项目上下文失败：${(e as Error).message}`);
+    process.exit(1);
+}
+const fullScreen = Boolean(process.stdin.isTTY && process.stdout.isTTY);
+let mcp: ReturnType<typeof createMcp>;
+try {
+    // 行模式下服务器的 stderr 以暗色回显到 stderr；全屏模式下只留在 /mcp 里，不弄花屏幕
+    mcp = createMcp(fullScreen ? undefined : (name, line) => process.stderr.write(paint('reasoning', `[mcp:${name}] ${line}`) + '\n'));
+} catch (e) {
+    console.error((e as Error).message);
+    process.exit(1);
+}
+let recall = '';
+const chat = new Chat(cfg);
+chat.setSystemPrompt(() => buildSystemPrompt({ agents: instructions, skill: activeSkill()?.body, recall }));
+const skillErrors: string[] = [];
+await loadSkills((message) => skillErrors.push(message));
+const sessions = new Sessions();
+const queue = new InputQueue();
+const usage = new UsageMeter();
+let running: { controller: AbortController; done: Promise<void> } | null = null;
+let exiting = false;
+
+/** 取消正在进行的一轮；返回是否真的取消了什么。 */
+function cancelTurn(): boolean {
+    if (!running) return false;
+    running.controller.abort();
+    return true;
+}
+
+const hooks = { onCancel: cancelTurn, onExit: () => void exit() };
+const plain = fullScreen ? null : createPlain(queue, hooks);
+const ui: FrontEnd = plain ?? createFullScreen(queue, hooks, { cfg, chat, sessions, usage, instructions, mcp });
+registerPlanningTools(chat, () => ui.refresh());
+registerMemoryTools(() => ui.refresh());
+
+setupPermissions(permissions, (prompt) => ui.confirm(prompt));
+setNoticeHandler((text) => ui.print('system', text));
+chat.setUsageListener((u) => {
+    usage.add(u);
+    ui.refresh();
+});
+// 管道输入时 Ctrl+C 是真正的 SIGINT；SIGTERM、SIGHUP 也走正常的退出流程（先回滚、再保存）
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void exit());
+
+ui.print('system', 'GeekAgent Day 15 — MCP 工具接入（day15）');
+ui.print('system', `模型：${cfg.model}　当前对话：${sessions.currentId}　输入 /help 查看命令`);
+ui.print('system', 'MCP 服务器在 .geekagent/mcp.json 里声明，/mcp 查看状态');
+ui.print('system', `技能：${listSkills().map((k) => k.name).join('、') || '无'}（/skills 查看，/use 启用，/unuse 停用）`);
+for (const message of skillErrors) ui.print('error', message);
+
+async function turn(text: string): Promise<void> {
+    recall = recallMemory(text);   // Day 13：先召回，再压缩、再请求
+    const controller = new AbortController();
+    let finish = () => {};
+    running = { controller, done: new Promise((r) => (finish = r)) };
+    usage.newTurn();
+    ui.setBusy(true);
+    try {
+        for await (const piece of chat.streamReply(text, controller.signal)) {
+            if (piece.type === 'text' || piece.type === 'reasoning') usage.streaming(piece.text);
+            else usage.live = 0;
+            ui.piece(piece);
+        }
+        ui.endReply();
+    } catch (e) {
+        ui.endReply();
+        if (controller.signal.aborted) ui.print('system', '（已中断，本轮已撤销）');
+        else ui.print('error', `请求失败：${(e as Error).message}`);
+    } finally {
+        running = null;
+        ui.setBusy(false);
+        finish();
+        ui.refresh();
+    }
+}
+
+/** 退出流程：停止接收输入 → 中断并回滚正在进行的一轮 → 恢复终端 → 保存对话 → bye。 */
+async function exit(): Promise<never> {
+    if (exiting) {
+        forceKillAll();   // 退出途中再按一次 Ctrl+C：先杀掉所有 MCP 进程组，立即退出
+        process.exit(0);
+    }
+    exiting = true;
+    if (running) {
+        running.controller.abort();
+        await running.done;
+    }
+    await mcp.stopAll();
+    ui.close();
+    const say = (text: string) => console.log(text);
+    try {
+        const generated = sessions.nameDefault(chat.history);
+        say(`（退出前已保存 ${sessions.save(chat.history)} 个对话到 ${Sessions.path()}）`);
+        if (generated) say(`（对话 id：${generated}——重启后先 /load 再 /open ${generated}）`);
+    } catch (e) {
+        console.error((e as Error).message);
+    }
+    say('bye');
+    process.exit(0);
+}
+
+// 所有 MCP 服务器并发连接；这期间输入照常排队，连完才开始处理
+for (const line of await startMcp(mcp)) ui.print('error', line);
+ui.refresh();
+
+for (;;) {
+    plain?.prompt();
+    const item = await queue.next();
+    if (item === EOF || exiting) break;
+    const line = item.trim();
+    if (!line) continue;
+    ui.echoUser(line);
+    if (line.startsWith('/')) {
+        if (!(await runCommand(line, { chat, sessions, ui, mcp }))) break;
+        continue;
+    }
+    await turn(line);
+}
+await exit();

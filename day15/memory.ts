@@ -1,0 +1,97 @@
+// Day 10：长期记忆。.geekagent/memory.json 是字符串数组，跨对话、跨进程保留。
+// Day 13 起每轮开始前按用户原话自动召回相关记忆，放进这一轮的系统提示。
+import { buildIndex, chunkEntry, rank, recallTerms, searchTerms, type Bm25Index } from './bm25.js';
+import { loadJson, writeJsonAtomic } from './storage.js';
+import { registerTool } from './tools.js';
+
+export const MEMORY_FILE = '.geekagent/memory.json';
+let memories: string[] = [];
+let onChange = () => {};
+
+export function getMemories(): string[] {
+    return memories;
+}
+
+/** 启动时读取；格式不对就抛出，由入口报错退出，绝不覆盖用户的文件。 */
+export function loadMemory(file = MEMORY_FILE): void {
+    const loaded = loadJson(file);
+    if (loaded.state === 'missing') return;
+    if (loaded.state === 'error') throw new Error(`${MEMORY_FILE}：${loaded.message}`);
+    const data = loaded.data;
+    if (!Array.isArray(data) || data.some((m) => typeof m !== 'string')) throw new Error('memory.json 必须是字符串数组');
+    memories = data.map((m: string) => m.trim()).filter(Boolean);
+}
+
+// Day 13：记忆切块后用 BM25 排序。索引在记忆变化时重建一次，每轮自动召回只查索引（实测 1000 条 < 15 ms）。
+const MAX_ENTRY = 4000;
+let index: { chunks: ReturnType<typeof chunkEntry>; bm25: Bm25Index } | null = null;
+
+function memoryIndex() {
+    if (!index) {
+        const chunks = memories.flatMap((text, i) => chunkEntry(text, i));
+        index = { chunks, bm25: buildIndex(chunks.map((c) => c.text)) };
+    }
+    return index;
+}
+
+export function memoryBlocks(): number {
+    return memoryIndex().chunks.length;
+}
+
+function hitLines(terms: string[]): string[] {
+    const { chunks, bm25 } = memoryIndex();
+    return rank(bm25, terms, 5).map((h, i) => {
+        const c = chunks[h.index];
+        return `${i + 1}. （第 ${c.entry + 1} 条，第 ${c.index + 1} 块）${c.text}`;
+    });
+}
+
+/** memory_search 工具：空格分隔的关键词。 */
+export function searchMemory(query: string): string {
+    const terms = searchTerms(query);
+    const hits = terms.length && memories.length ? hitLines(terms) : [];
+    return hits.length ? `找到 ${hits.length} 条相关记忆：\n${hits.join('\n')}` : '没有找到相关记忆';
+}
+
+/** 每轮开始前自动召回：用户原话分词后检索，没有命中返回空串。 */
+export function recallMemory(text: string): string {
+    const terms = recallTerms(text);
+    const hits = terms.length && memories.length ? hitLines(terms) : [];
+    return hits.length ? `自动召回了 ${hits.length} 条相关记忆（仅供参考）：\n${hits.join('\n')}` : '';
+}
+
+export function registerMemoryTools(changed: () => void): void {
+    onChange = changed;
+    registerTool({
+        name: 'memory_write',
+        description: '把值得跨对话保留的用户偏好、项目事实或重要决定写入长期记忆（可以是多段的长文本，最多 4000 字符）。不要记临时进度或能从文件里读到的东西。',
+        parameters: {
+            type: 'object',
+            properties: { content: { type: 'string', description: '一条简洁、离开当前对话也能看懂的事实' } },
+            required: ['content'],
+            additionalProperties: false,
+        },
+        run(args) {
+            const full = typeof args.content === 'string' ? args.content.trim() : '';
+            if (!full) return '缺少参数：content';
+            const content = full.slice(0, MAX_ENTRY);
+            if (memories.includes(content)) return '这条记忆已经存在';
+            writeJsonAtomic(MEMORY_FILE, [...memories, content]);   // 先写盘成功，再改内存
+            memories = [...memories, content];
+            index = null;
+            onChange();
+            return content.length < full.length ? `已记住（过长已截断）：${content}` : `已记住：${content}`;
+        },
+    });
+    registerTool({
+        name: 'memory_search',
+        description: '按关键词检索长期记忆（BM25，空格分隔多个关键词）。需要用户偏好或项目事实时先搜索，不要猜。',
+        parameters: {
+            type: 'object',
+            properties: { query: { type: 'string', description: '空格分隔的关键词' } },
+            required: ['query'],
+            additionalProperties: false,
+        },
+        run: (args) => searchMemory(typeof args.query === 'string' ? args.query : ''),
+    });
+}

@@ -1,0 +1,124 @@
+// Day 8：权限边界。.geekagent/GeekAgent.json 规定根目录和每个工具的策略（allow / ask / deny），
+// 文件工具的路径必须落在根目录之内（连符号链接也检查）。
+import fs from 'node:fs';
+import path from 'node:path';
+import { redact } from './redact.js';
+import { loadJson, writeJsonAtomic } from './storage.js';
+
+export type Policy = 'allow' | 'ask' | 'deny';
+
+export const PERMISSIONS_FILE = '.geekagent/GeekAgent.json';
+
+// 本阶段内置工具的默认策略；用户文件里的条目叠加在上面，之后阶段新增的工具即使用旧文件也有默认值
+export const DEFAULT_POLICIES: Record<string, Policy> = {
+    get_current_time: 'allow',
+    run_shell: 'ask',
+    ls: 'allow',
+    read: 'allow',
+    glob: 'allow',
+    write: 'ask',
+    patch: 'ask',
+    todo_write: 'allow',
+    delegate_task: 'allow',
+    memory_write: 'allow',
+    memory_search: 'allow',
+    search: 'allow',
+    fetch: 'ask',
+    rag_add: 'ask',
+    rag_search: 'allow',
+};
+
+export interface PermissionConfig {
+    root: string;                       // 绝对路径
+    tools: Record<string, Policy>;
+}
+
+let config: PermissionConfig = { root: process.cwd(), tools: { ...DEFAULT_POLICIES } };
+let confirmFn: (prompt: string) => Promise<boolean> = async () => false;
+
+/** 读取权限文件；不存在就写入默认值。格式错误时抛出，由入口打印并退出。 */
+export function loadPermissions(file = PERMISSIONS_FILE): PermissionConfig {
+    const loaded = loadJson<{ root?: unknown; tools?: unknown }>(file);
+    if (loaded.state === 'missing') writeJsonAtomic(file, { root: '..', tools: DEFAULT_POLICIES });
+    if (loaded.state === 'error') throw new Error(`读取 ${PERMISSIONS_FILE} 失败：${loaded.message}`);
+    const data = loaded.state === 'ok' ? loaded.data : { root: '..', tools: {} };
+    const bad = (why: string) => new Error(`读取 ${PERMISSIONS_FILE} 失败：${why}`);
+    if (!data || typeof data !== 'object') throw bad('内容必须是一个对象');
+    if (typeof data.root !== 'string' || !data.root) throw bad('root 必须是非空字符串');
+    if (!data.tools || typeof data.tools !== 'object' || Array.isArray(data.tools)) throw bad('tools 必须是一个对象');
+    for (const [name, policy] of Object.entries(data.tools)) {
+        if (!['allow', 'ask', 'deny'].includes(policy as string)) throw bad(`工具 ${name} 的策略必须是 allow、ask 或 deny`);
+    }
+    // root 相对于配置文件所在目录解析：默认的 ".." 就是启动时的工作目录
+    return {
+        root: path.resolve(path.dirname(path.resolve(file)), data.root),
+        tools: { ...DEFAULT_POLICIES, ...(data.tools as Record<string, Policy>) },
+    };
+}
+
+/** 前端把自己的确认函数交进来：行模式读下一行，全屏界面在输入行里问 [y/N]。 */
+export function setupPermissions(next: PermissionConfig, confirm: (prompt: string) => Promise<boolean>): void {
+    config = next;
+    confirmFn = confirm;
+}
+
+export function permissionRoot(): string {
+    return config.root;
+}
+
+/**
+ * 没有条目的工具一律拒绝：新工具必须显式放行。
+ * Day 15：以 * 结尾的键是前缀规则（如 "mcp_demo_*"），精确条目优先，前缀长的优先。
+ */
+export function policyFor(tool: string): Policy {
+    if (config.tools[tool]) return config.tools[tool];
+    const prefix = Object.keys(config.tools)
+        .filter((k) => k.endsWith('*') && tool.startsWith(k.slice(0, -1)))
+        .sort((a, b) => b.length - a.length)[0];
+    return prefix ? config.tools[prefix] : 'deny';
+}
+
+/** 运行时注册的工具（技能、MCP）用它设默认策略；文件里已有条目时以文件为准。 */
+export function ensureToolPolicy(tool: string, policy: Policy): void {
+    if (!(tool in config.tools) && !hasPrefixRule(tool)) config.tools[tool] = policy;
+}
+
+const hasPrefixRule = (tool: string) => Object.keys(config.tools).some((k) => k.endsWith('*') && tool.startsWith(k.slice(0, -1)));
+
+export async function authorize(tool: string, prompt = `工具 ${tool} 请求执行`): Promise<boolean> {
+    const policy = policyFor(tool);
+    if (policy === 'allow') return true;
+    if (policy === 'deny') return false;
+    return confirmFn(redact(prompt));
+}
+
+/** 把路径限制在根目录内：先按字面检查，再用真实路径检查一次，挡住指向外面的符号链接。 */
+export function safePath(input: string): string {
+    const root = config.root;
+    const target = path.resolve(root, input);
+    const inside = (base: string, p: string) => {
+        const rel = path.relative(base, p);
+        return rel === '' || (!rel.startsWith('..' + path.sep) && rel !== '..' && !path.isAbsolute(rel));
+    };
+    if (!inside(root, target)) throw new Error(`路径越界：${input}`);
+    let existing = target;
+    for (;;) {
+        try {
+            existing = fs.realpathSync(existing);
+            break;
+        } catch (e) {
+            if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+            const parent = path.dirname(existing);
+            if (parent === existing) break;
+            existing = parent;   // 目标还不存在：检查离它最近的已存在的祖先
+        }
+    }
+    if (!inside(fs.realpathSync(root), existing)) throw new Error(`路径越界：${input}`);
+    return target;
+}
+
+/** glob 只能从根目录往下找：拒绝绝对路径模式和 .. 段。 */
+export function safeGlob(pattern: string): void {
+    const p = pattern.replace(/\\/g, '/');
+    if (path.isAbsolute(p) || p.split('/').includes('..')) throw new Error(`模式不能是绝对路径或包含 ..：${pattern}`);
+}

@@ -1,0 +1,65 @@
+// Day 4 的命令行 REPL，Day 8 起作为 stdin 或 stdout 不是终端时的前端（D3）。
+import readline from 'node:readline';
+import type { ReplyPiece } from './chat.js';
+import { colorEnabled, err, out, paint, type Colour } from './color.js';
+import type { FrontEnd } from './frontend.js';
+import { EOF, type InputQueue } from './input.js';
+
+export function createPlain(queue: InputQueue, hooks: { onCancel(): boolean; onExit(): void }): FrontEnd & { prompt(): void } {
+    const interactive = Boolean(process.stdin.isTTY);
+    const rl = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: interactive });
+    rl.setPrompt(paint('user', 'You › '));
+    rl.on('line', (line) => queue.push(line));
+    rl.on('close', () => queue.push(EOF));
+    // Ctrl+C：回复进行中 → 取消这一轮；空闲时 → 退出
+    rl.on('SIGINT', () => {
+        if (!hooks.onCancel()) hooks.onExit();
+    });
+    let last = '';
+
+    return {
+        prompt() {
+            if (interactive && queue.size === 0) rl.prompt();
+        },
+        print(colour: Colour, text: string) {
+            if (colour === 'error') err('error', text);
+            else out(colour, text);
+        },
+        piece(piece: ReplyPiece) {
+            // 思考内容变暗（无颜色时以「思考：」开头），正文绿色，进度行黄色
+            if (piece.type === 'progress') {
+                out('tool', `${last === 'progress' ? '' : '\n'}[${piece.text}]`);
+            } else if (piece.type === 'notice') {
+                out('system', `\n${piece.text}`, false);
+            } else if (piece.type === 'reasoning') {
+                if (last !== 'reasoning' && !colorEnabled) out('reasoning', '思考：');
+                out('reasoning', piece.text, false);
+            } else {
+                if (last === 'reasoning') out('model', '\n', false);
+                out('model', piece.text, false);
+            }
+            last = piece.type;
+        },
+        endReply() {
+            process.stdout.write('\n');
+            last = '';
+        },
+        echoUser(line: string) {
+            if (!interactive) out('user', `You › ${line}`);
+        },
+        // 下一行输入（包括管道里排队的下一行）就是回答；y / yes 同意，其余拒绝
+        async confirm(prompt: string) {
+            out('tool', prompt);
+            out('tool', '[y/N] ', false);
+            const item = await queue.next();
+            const answer = item === EOF ? '' : item.trim();
+            if (!interactive) out('system', answer);
+            return /^(y|yes)$/i.test(answer);
+        },
+        setBusy() {},
+        refresh() {},
+        close() {
+            rl.close();
+        },
+    };
+}

@@ -1,0 +1,114 @@
+// Day 14：轻量 RAG 知识库。文档切成 800 字符的块存进 .geekagent/rag/index.json，用 BM25 检索。
+// 没有向量、没有重排：关键词 + 双字切分已经能回答「文档里怎么说的」这类问题。
+import fs from 'node:fs';
+import path from 'node:path';
+import { buildIndex, chunkEntry, rank, recallTerms } from './bm25.js';
+import { htmlTitle, htmlToText } from './html.js';
+import { authorize, safePath } from './permissions.js';
+import { loadJson, writeJsonAtomic } from './storage.js';
+import { registerTool } from './tools.js';
+import { fetchText } from './web.js';
+
+export const RAG_FILE = '.geekagent/rag/index.json';
+const CHUNK = 800;
+const MAX_CHARS = 2 * 1024 * 1024;
+const TOP = 4;
+
+interface Doc {
+    title: string;
+    source: string;
+    addedAt: string;
+    chunks: { start: number; text: string }[];
+}
+
+let docs: Doc[] = [];
+
+/** 启动时读取；缺字段的文档丢掉，其他错误抛出（入口报错退出，不覆盖文件）。 */
+export function loadRag(file = RAG_FILE): void {
+    const loaded = loadJson<{ docs?: unknown }>(file);
+    if (loaded.state === 'missing') return;
+    if (loaded.state === 'error') throw new Error(`读取知识库失败：${loaded.message}`);
+    const list = Array.isArray(loaded.data?.docs) ? loaded.data.docs : [];
+    docs = list.filter((d: any) => d && typeof d.title === 'string' && Array.isArray(d.chunks));
+}
+
+async function readSource(source: string): Promise<{ title: string; text: string }> {
+    if (/^https?:\/\//i.test(source)) {
+        const r = await fetchText(source);
+        if (!r.ok) throw new Error(r.kind === 'http' ? `抓取失败：HTTP ${r.status}` : r.message);
+        return { title: r.title || source, text: r.text };
+    }
+    const file = safePath(source);
+    const raw = fs.readFileSync(file, 'utf8');
+    const html = /\.html?$/i.test(file);
+    return { title: path.basename(file), text: html ? htmlToText(raw) : raw };
+}
+
+export async function addToRag(source: string): Promise<string> {
+    source = source.trim();
+    if (!source) return '缺少要收录的来源';
+    if (!(await authorize('rag_add', `即将收录到知识库：\n${source}\n确认收录？`))) return '已取消收录';
+    if (docs.some((d) => d.source === source)) return '已在知识库中，跳过';
+    let title: string;
+    let text: string;
+    try {
+        ({ title, text } = await readSource(source));
+    } catch (e) {
+        return `收录失败：${(e as Error).message}`;
+    }
+    if (!text.trim()) return '内容为空，未收录';
+    if (text.length > MAX_CHARS) return `内容太大（${text.length} 个字符，上限 2MB），未收录`;
+    const chunks = chunkEntry(text, 0, CHUNK).map((c) => ({ start: c.start, text: c.text }));
+    const doc = { title: title.slice(0, 120), source, addedAt: new Date().toISOString(), chunks };
+    writeJsonAtomic(RAG_FILE, { docs: [...docs, doc] });   // 先写盘成功，再改内存
+    docs = [...docs, doc];
+    return `已加入知识库：「${doc.title}」— ${text.length} 个字符 / ${chunks.length} 块`;
+}
+
+export function ragSearch(query: string): string {
+    if (docs.length === 0) return '知识库还是空的；先用 rag_add 或 /rag add 收录';
+    const terms = recallTerms(query);
+    if (terms.length === 0) return '没有匹配的知识块';
+    const all = docs.flatMap((d) => d.chunks.map((c, i) => ({ doc: d, n: i + 1, text: c.text })));
+    const hits = rank(buildIndex(all.map((c) => c.text)), terms, TOP);
+    if (hits.length === 0) return '没有匹配的知识块；换个更具体的说法试试';
+    const lines = hits.map((h, i) => `${i + 1}. 「${all[h.index].doc.title}」第 ${all[h.index].n} 段：${all[h.index].text}`);
+    return `匹配到 ${hits.length} 块：\n${lines.join('\n')}`;
+}
+
+export function ragStats(): string {
+    if (docs.length === 0) return '知识库是空的（用 /rag add <网址或文件> 收录）';
+    const size = (d: Doc) => {
+        const last = d.chunks[d.chunks.length - 1];
+        return last ? last.start + last.text.length : 0;
+    };
+    const chunks = docs.reduce((n, d) => n + d.chunks.length, 0);
+    const chars = docs.reduce((n, d) => n + size(d), 0);
+    return [`知识库：${docs.length} 篇文档 / ${chunks} 块 / ${chars} 个字符：`,
+        ...docs.map((d, i) => `${i + 1}. 「${d.title}」（${d.chunks.length} 块，${d.source}）`)].join('\n');
+}
+
+registerTool({
+    name: 'rag_add',
+    description: '把一个网页（http/https）或项目内的文件收录进本地知识库（执行前会请用户确认）',
+    parameters: {
+        type: 'object',
+        properties: { source: { type: 'string', description: '网址，或相对根目录的文件路径' } },
+        required: ['source'],
+        additionalProperties: false,
+    },
+    authorizes: true,
+    run: (args) => addToRag(typeof args.source === 'string' ? args.source : ''),
+});
+
+registerTool({
+    name: 'rag_search',
+    description: '在本地知识库里检索。回答关于已收录资料的问题之前，先用它查原文。',
+    parameters: {
+        type: 'object',
+        properties: { query: { type: 'string', description: '自然语言问题或关键词' } },
+        required: ['query'],
+        additionalProperties: false,
+    },
+    run: (args) => ragSearch(typeof args.query === 'string' ? args.query : ''),
+});

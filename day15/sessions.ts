@@ -1,0 +1,121 @@
+// Day 6：多个命名对话，保存在 .geekagent/sessions.json。启动时不自动加载，用户用 /load 恢复。
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import type { Message } from './llm.js';
+import { loadJson, writeJsonAtomic } from './storage.js';
+
+export const SESSIONS_FILE = '.geekagent/sessions.json';
+const ID = /^[A-Za-z0-9_-]+$/;
+const ROLES = ['system', 'user', 'assistant', 'tool', 'developer', 'function'];
+
+interface Archive {
+    current: string;
+    sessions: Record<string, Message[]>;
+}
+
+/** 校验存档：任何一处不对都整体拒绝，不做部分恢复。 */
+function validate(data: unknown): Archive {
+    const bad = () => new Error('存档不是有效的对话数据');
+    const d = data as Archive;
+    if (!d || typeof d !== 'object' || typeof d.current !== 'string' || !d.sessions || typeof d.sessions !== 'object') throw bad();
+    for (const [id, messages] of Object.entries(d.sessions)) {
+        if (!ID.test(id) || !Array.isArray(messages)) throw bad();
+        for (const m of messages) if (!m || typeof m !== 'object' || !ROLES.includes(m.role)) throw bad();
+    }
+    if (!(d.current in d.sessions)) throw bad();
+    return d;
+}
+
+export class Sessions {
+    private map = new Map<string, Message[]>([['default', []]]);
+    currentId = 'default';
+
+    /** 每条命令之前先把 Chat 当前的数组写回（压缩可能换掉了数组对象）。 */
+    sync(current: Message[]): void {
+        this.map.set(this.currentId, current);
+    }
+
+    create(id: string, current: Message[]): Message[] {
+        if (!ID.test(id)) throw new Error(`对话 id 只能包含字母、数字、_ 和 -：${id}`);
+        if (this.map.has(id)) throw new Error(`对话 ${id} 已经存在`);
+        this.sync(current);
+        this.map.set(id, []);
+        this.currentId = id;
+        return this.map.get(id)!;
+    }
+
+    open(id: string, current: Message[]): Message[] {
+        this.sync(current);
+        const messages = this.map.get(id);
+        if (!messages) throw new Error(`没有名为 ${id} 的对话`);
+        this.currentId = id;
+        return messages;
+    }
+
+    list(current: Message[]): { id: string; count: number; current: boolean }[] {
+        this.sync(current);
+        return [...this.map.keys()].sort().map((id) => ({ id, count: this.map.get(id)!.length, current: id === this.currentId }));
+    }
+
+    restore(data: unknown): Message[] {
+        const archive = validate(data);
+        this.map = new Map(Object.entries(archive.sessions));
+        this.currentId = archive.current;
+        return this.map.get(this.currentId)!;
+    }
+
+    /** 退出时：当前是有内容的 default 就改成一个随机短 id，免得下次保存时和别的 default 混在一起。 */
+    nameDefault(current: Message[], file = SESSIONS_FILE): string | null {
+        this.sync(current);
+        if (this.currentId !== 'default' || current.length === 0) return null;
+        const onDisk = loadJson<Archive>(file);
+        const taken = (id: string) => this.map.has(id) || (onDisk.state === 'ok' && id in (onDisk.data.sessions ?? {}));
+        let id = randomUUID().slice(0, 8);
+        while (taken(id)) id = randomUUID().slice(0, 8);
+        this.map.delete('default');
+        this.map.set(id, current);
+        this.currentId = id;
+        return id;
+    }
+
+    /**
+     * 保存：先读文件，与文件里的对话合并（只在文件里的对话保留），原子写入。
+     * 文件存在但读不出来时拒绝写入，用户的数据不会被覆盖（D8）。返回写入的对话数。
+     */
+    save(current: Message[], file = SESSIONS_FILE): number {
+        this.sync(current);
+        const loaded = loadJson(file);
+        let onDisk: Record<string, Message[]> = {};
+        if (loaded.state === 'error') throw new Error(`sessions.json 无法读取（${loaded.message}），没有覆盖它——请修复或移走它`);
+        if (loaded.state === 'ok') {
+            try {
+                onDisk = validate(loaded.data).sessions;
+            } catch (e) {
+                throw new Error(`sessions.json 无法读取（${(e as Error).message}），没有覆盖它——请修复或移走它`);
+            }
+        }
+        const merged = { ...onDisk };
+        for (const [id, messages] of this.map) {
+            // 内存里空的 default 不覆盖文件里有内容的 default
+            if (id === 'default' && messages.length === 0 && onDisk.default?.length) continue;
+            merged[id] = messages;
+        }
+        writeJsonAtomic(file, { current: this.currentId, sessions: merged });
+        return Object.keys(merged).length;
+    }
+
+    load(file = SESSIONS_FILE): Message[] | null {
+        const loaded = loadJson(file);
+        if (loaded.state === 'missing') return null;
+        if (loaded.state === 'error') throw new Error(`存档不是有效的对话数据（${loaded.message}）`);
+        return this.restore(loaded.data);
+    }
+
+    get size(): number {
+        return this.map.size;
+    }
+
+    static path(file = SESSIONS_FILE): string {
+        return path.resolve(file);
+    }
+}

@@ -1,0 +1,72 @@
+// Day 2–3：时间工具和 shell 工具。
+import { spawn } from 'node:child_process';
+import { authorize } from './permissions.js';
+import { registerTool, stringArg, truncateOutput } from './tools.js';
+
+const SHELL_TIMEOUT_MS = 10_000;
+const SHELL_MAX_BYTES = 8000;
+
+registerTool({
+    name: 'get_current_time',
+    description: '获取当前时间（北京时间）',
+    parameters: { type: 'object', properties: {}, additionalProperties: false },
+    run: () => new Date().toLocaleString('zh-CN', { timeZone: 'Asia/Shanghai', hour12: false }),
+});
+
+registerTool({
+    name: 'run_shell',
+    description: '在当前目录执行一条 shell 命令并返回输出（执行前会请用户确认）。只是查看文件时优先用 ls / read / glob。',
+    parameters: {
+        type: 'object',
+        properties: { command: { type: 'string', description: '要执行的命令' } },
+        required: ['command'],
+        additionalProperties: false,
+    },
+    authorizes: true,
+    async run(args) {
+        const command = stringArg(args, 'command');
+        if (!(await authorize('run_shell', `即将执行命令：${command}`))) return '已取消执行';
+        return truncateOutput(await runShell(command));
+    },
+});
+
+/**
+ * 用 sh -c 执行，子进程单独成组（detached），超时或输出过多时杀掉整组，
+ * 这样命令里再启动的子进程也不会残留。子进程的 stdin 不接 Agent 的输入。
+ */
+export function runShell(command: string, timeoutMs = SHELL_TIMEOUT_MS): Promise<string> {
+    return new Promise((resolve) => {
+        const child = spawn('/bin/sh', ['-c', command], { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+        const out: Buffer[] = [];
+        const errOut: Buffer[] = [];
+        let bytes = 0;
+        let failure = '';
+        const kill = (why: string) => {
+            if (!failure) failure = why;
+            try {
+                process.kill(-child.pid!, 'SIGKILL');
+            } catch { /* 进程组已经没了 */ }
+        };
+        const timer = setTimeout(() => kill(`超时：超过 ${timeoutMs / 1000} 秒`), timeoutMs);
+        const collect = (into: Buffer[]) => (chunk: Buffer) => {
+            bytes += chunk.length;
+            if (bytes > SHELL_MAX_BYTES) kill(`输出超过 ${SHELL_MAX_BYTES} 字节`);
+            else into.push(chunk);
+        };
+        child.stdout.on('data', collect(out));
+        child.stderr.on('data', collect(errOut));
+        child.on('error', (e) => {
+            failure = e.message;
+        });
+        child.on('close', (code, signal) => {
+            clearTimeout(timer);
+            if (!failure && code !== 0) failure = signal ? `被信号 ${signal} 终止` : `退出码 ${code}`;
+            const text = [Buffer.concat(out).toString(), Buffer.concat(errOut).toString()]
+                .map((s) => s.trimEnd())
+                .filter(Boolean)
+                .join('\n');
+            if (failure) resolve(`命令失败（${failure}）${text ? '\n' + text : ''}`);
+            else resolve(text || '（无输出）');
+        });
+    });
+}

@@ -1,0 +1,84 @@
+// Day 4：工具注册表。模型通过 function calling 请求工具，程序执行后把结果文本交回模型。
+import { authorize, policyFor } from './permissions.js';
+import { redact } from './redact.js';
+
+export interface Tool {
+    name: string;
+    description: string;
+    parameters: Record<string, unknown>;   // JSON Schema，根为 {type:'object', properties:{…}}
+    run(args: Record<string, unknown>): string | Promise<string>;
+    authorizes?: boolean;                  // Day 8：工具自己带着详细提示（命令、diff）调用 authorize
+}
+
+const registry = new Map<string, Tool>();
+
+export function registerTool(tool: Tool): void {
+    if (registry.has(tool.name)) throw new Error(`工具 ${tool.name} 已经注册过了`);
+    registry.set(tool.name, tool);
+}
+
+export function unregisterTool(name: string): void {
+    registry.delete(name);
+}
+
+export function listTools(): Tool[] {
+    return [...registry.values()];
+}
+
+// Day 11：启用技能时只有白名单里的工具可见；null = 全部可见
+let visible: Set<string> | null = null;
+let visibleFor = '';
+
+export function setVisibleTools(names: string[] | null, skill: string): void {
+    visible = names && new Set(names);
+    visibleFor = skill;
+}
+
+export function isVisible(name: string): boolean {
+    return !visible || visible.has(name);
+}
+
+/** 发给模型的 tools 数组；为空时调用方不要发 tools 字段（R1.2）。 */
+export function toOpenAITools(): object[] {
+    return listTools().filter((t) => isVisible(t.name)).map((t) => ({
+        type: 'function',
+        function: { name: t.name, description: t.description, parameters: t.parameters },
+    }));
+}
+
+/** 执行工具，永不抛异常：所有问题都变成模型读得懂的结果文本。 */
+export async function execTool(name: string, argsJson: string): Promise<string> {
+    const tool = registry.get(name);
+    if (!tool) return `未知工具：${name}`;
+    let args: unknown;
+    try {
+        args = JSON.parse(argsJson.trim() === '' ? '{}' : argsJson);
+    } catch (e) {
+        return redact(`参数不是有效的 JSON：${(e as Error).message}`);
+    }
+    if (!args || typeof args !== 'object' || Array.isArray(args)) return '参数不是有效的 JSON：必须是一个对象';
+    // Day 11：白名单在执行时也检查，模型照着旧的工具列表调用也会被拒绝（D7）
+    if (!isVisible(name)) return `权限拒绝：技能 ${visibleFor} 启用期间不能使用工具 ${name}`;
+    // Day 8：先过权限，结果和错误在交给模型之前脱敏
+    const denied = `权限拒绝：不允许使用工具 ${name}`;
+    if (policyFor(name) === 'deny') return denied;
+    if (!tool.authorizes && !(await authorize(name))) return denied;
+    try {
+        return redact(await tool.run(args as Record<string, unknown>));
+    } catch (e) {
+        return redact(`工具执行失败：${(e as Error).message}`);
+    }
+}
+
+export const MAX_OUTPUT_CHARS = 2000;
+
+export function truncateOutput(text: string, max = MAX_OUTPUT_CHARS): string {
+    return text.length <= max ? text : `${text.slice(0, max)}\n…(已截断，共 ${text.length} 个字符)`;
+}
+
+/** 取字符串参数；缺失时抛出「缺少参数」，由 execTool 转成结果文本。 */
+export function stringArg(args: Record<string, unknown>, name: string): string {
+    const v = args[name];
+    if (typeof v !== 'string' || v === '') throw new Error(`缺少参数：${name}`);
+    return v;
+}

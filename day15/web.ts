@@ -1,0 +1,121 @@
+// Day 12：抓网页（fetch 工具和知识库共用）。只管“取回来、变成文字”；
+// 要不要先问用户、结果怎么进历史，由调用方决定。不重试：网页抓取失败时让模型自己决定下一步。
+import { htmlTitle, htmlToText } from './html.js';
+
+export const FETCH_TIMEOUT_MS = 15_000;
+export const FETCH_OUTPUT_CHARS = 2000;
+
+export interface FetchOptions {
+    timeoutMs?: number;           // 连接、等响应头、读完正文，总共这么久
+    maxChars?: number;            // 只保留前这么多字符的正文（totalChars 仍是全文长度）
+    signal?: AbortSignal;         // 调用方的取消信号（例如用户中途退出）
+    fetchImpl?: typeof fetch;     // 测试时可以换掉全局 fetch
+}
+
+export type FetchResult =
+    | {
+        ok: true;
+        url: string;              // 跟随重定向之后的最终地址
+        status: number;
+        contentType: string;
+        isHtml: boolean;
+        title: string;            // 只有 HTML 才有；没有 <title> 时为空串，由调用方决定用什么兜底
+        text: string;
+        totalChars: number;
+    }
+    | {
+        ok: false;
+        kind: 'input' | 'http' | 'timeout' | 'network';
+        message: string;          // 可以直接给用户看的中文说明
+        status?: number;          // kind 为 'http' 时才有
+        statusText?: string;
+    };
+
+/** 校验 URL：顺序是 空 → 解析不了 → 协议不对。通过返回 null。调用方应在询问用户之前先调它。 */
+export function checkUrl(raw: string): string | null {
+    if (!raw) return '缺少参数：url';
+    let url: URL;
+    try {
+        url = new URL(raw);
+    } catch {
+        return `无效的 URL：${raw}`;
+    }
+    // file:、data:、javascript: 之类一律不碰：它们要么能读本机文件，要么根本不是网页
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return '只支持 http/https 链接';
+    return null;
+}
+
+/** 抓取 URL 并转成文字。从不抛错：所有失败都变成 {ok: false, message}。 */
+export async function fetchText(raw: string, opts: FetchOptions = {}): Promise<FetchResult> {
+    const bad = checkUrl(raw);
+    if (bad) return { ok: false, kind: 'input', message: bad };
+    const timeoutMs = opts.timeoutMs ?? FETCH_TIMEOUT_MS;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = opts.signal ? AbortSignal.any([timeout, opts.signal]) : timeout;
+    try {
+        const res = await (opts.fetchImpl ?? fetch)(raw, { signal, redirect: 'follow' });
+        if (!res.ok) {
+            await res.body?.cancel().catch(() => {});    // 不读正文也要释放连接
+            return { ok: false, kind: 'http', message: `抓取失败：HTTP ${res.status}`, status: res.status, statusText: res.statusText };
+        }
+        const contentType = res.headers.get('content-type') ?? '';
+        const isHtml = /html/i.test(contentType);
+        // 正文的读取也受同一个超时约束：服务器慢慢吐字节同样会超时
+        const body = decodeBody(new Uint8Array(await res.arrayBuffer()), contentType, isHtml);
+        const text = isHtml ? htmlToText(body) : body;
+        return {
+            ok: true,
+            url: res.url || raw,
+            status: res.status,
+            contentType,
+            isHtml,
+            title: isHtml ? htmlTitle(body) : '',
+            text: opts.maxChars === undefined ? text : text.slice(0, opts.maxChars),
+            totalChars: text.length,
+        };
+    } catch (e) {
+        if (timeout.aborted) {
+            return { ok: false, kind: 'timeout', message: `抓取超时（${timeoutMs / 1000}s），请稍后再试` };
+        }
+        return { ok: false, kind: 'network', message: `抓取失败：${errorText(e)}` };
+    }
+}
+
+/**
+ * 按字符集解码：先看响应头的 charset，HTML 再看前 1024 字节里的 <meta charset>，都没有就当 UTF-8。
+ * 不少中文老站是 GBK，直接按 UTF-8 解会变成乱码。Node 不认识的字符集也退回 UTF-8。
+ */
+function decodeBody(bytes: Uint8Array, contentType: string, isHtml: boolean): string {
+    let charset = /charset\s*=\s*["']?([\w.:-]+)/i.exec(contentType)?.[1];
+    if (!charset && isHtml) {
+        const head = Buffer.from(bytes.subarray(0, 1024)).toString('latin1');
+        charset = /<meta[^>]+charset\s*=\s*["']?([\w.:-]+)/i.exec(head)?.[1];
+    }
+    try {
+        return new TextDecoder(charset ?? 'utf-8').decode(bytes);
+    } catch {
+        return new TextDecoder('utf-8').decode(bytes);
+    }
+}
+
+/** Node 的 fetch 只说 "fetch failed"，真正的原因（ECONNREFUSED、证书错误……）在 cause 里。 */
+function errorText(e: unknown): string {
+    if (!(e instanceof Error)) return String(e);
+    const cause = e.cause as { message?: string; code?: string } | undefined;
+    return cause?.message || cause?.code || e.message;
+}
+
+/**
+ * fetch 工具的输出：成功时是正文，超过 max 个字符就截断并注明全文长度（与 shell 输出的截断写法一致）；
+ * 失败时是规范里的提示（HTTP 错误带上状态文字）。
+ */
+export function formatFetchResult(result: FetchResult, max = FETCH_OUTPUT_CHARS): string {
+    if (!result.ok) {
+        if (result.kind === 'http') return `请求失败：HTTP ${result.status} ${result.statusText ?? ''}`.trimEnd();
+        return result.message;
+    }
+    const { text, totalChars } = result;
+    if (!text) return '（页面没有可读的文字）';
+    if (totalChars <= max && text.length <= max) return text;
+    return `${text.slice(0, max)}\n…(已截断，共 ${totalChars} 个字符)`;
+}
