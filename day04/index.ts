@@ -14,7 +14,8 @@ const queue = new InputQueue();
 const interactive = Boolean(process.stdin.isTTY);
 let running: AbortController | null = null;
 
-out('system', 'GeekAgent Day 4 — 文件工具与工具注册表（day04）');
+const BANNER = 'GeekAgent Day 4 — 文件工具与工具注册表（day04）';
+out('system', BANNER);
 out('system', `模型：${cfg.model}　输入 /help 查看命令`);
 
 const rl = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: interactive });

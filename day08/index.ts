@@ -49,7 +49,8 @@ chat.setUsageListener((u) => {
 // 管道输入时 Ctrl+C 是真正的 SIGINT；SIGTERM、SIGHUP 也走正常的退出流程（先回滚、再保存）
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void exit());
 
-ui.print('system', 'GeekAgent Day 8 — 权限边界与写入回滚（day08）');
+const BANNER = 'GeekAgent Day 8 — 权限边界与写入回滚（day08）';
+ui.print('system', BANNER);
 ui.print('system', `模型：${cfg.model}　当前对话：${sessions.currentId}　输入 /help 查看命令`);
 
 async function turn(text: string): Promise<void> {

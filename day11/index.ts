@@ -67,7 +67,8 @@ chat.setUsageListener((u) => {
 // 管道输入时 Ctrl+C 是真正的 SIGINT；SIGTERM、SIGHUP 也走正常的退出流程（先回滚、再保存）
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void exit());
 
-ui.print('system', 'GeekAgent Day 11 — 技能（day11）');
+const BANNER = 'GeekAgent Day 11 — 技能（day11）';
+ui.print('system', BANNER);
 ui.print('system', `模型：${cfg.model}　当前对话：${sessions.currentId}　输入 /help 查看命令`);
 ui.print('system', `技能：${listSkills().map((k) => k.name).join('、') || '无'}（/skills 查看，/use 启用，/unuse 停用）`);
 for (const message of skillErrors) ui.print('error', message);

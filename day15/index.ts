@@ -82,7 +82,8 @@ chat.setUsageListener((u) => {
 // 管道输入时 Ctrl+C 是真正的 SIGINT；SIGTERM、SIGHUP 也走正常的退出流程（先回滚、再保存）
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void exit());
 
-ui.print('system', 'GeekAgent Day 15 — MCP 工具接入（day15）');
+const BANNER = 'GeekAgent Day 15 — MCP 工具接入（day15）';
+ui.print('system', BANNER);
 ui.print('system', `模型：${cfg.model}　当前对话：${sessions.currentId}　输入 /help 查看命令`);
 ui.print('system', 'MCP 服务器在 .geekagent/mcp.json 里声明，/mcp 查看状态');
 ui.print('system', `技能：${listSkills().map((k) => k.name).join('、') || '无'}（/skills 查看，/use 启用，/unuse 停用）`);
@@ -156,4 +157,6 @@ for (;;) {
     }
     await turn(line);
 }
-await exit();
+// 信号已经启动了退出流程时，它还在等 MCP 服务器停下：这里再调 exit() 会被当成第二次 Ctrl+C，
+// 不保存就强制退出。交给那一次走完即可。
+if (!exiting) await exit();
