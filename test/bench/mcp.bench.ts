@@ -1,0 +1,106 @@
+// 基准：① 对演示服务器连续 1000 次 tools/call（中位数、p95 延迟，客户端每次调用的 CPU 微秒）；
+// ② 行切分：50 MiB 的 100 字节短行、一行 20 MiB；③ 三个各要 1 秒才回答 initialize 的服务器同时启动。
+// 目标：CPU ≤ 50 µs/次；50 MiB 短行 ≤ 350 ms；20 MiB 长行 ≤ 250 ms；三个慢服务器 ≤ 1.2 s 就绪。
+// 单独运行：npx tsx test/bench/mcp.bench.ts
+import { spawn } from 'node:child_process';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { LineSplitter, McpManager } from '../../day15/mcp.js';
+
+const DEMO = fileURLToPath(new URL('../../day15/demo-server.mjs', import.meta.url));
+const SLOW_INIT = fileURLToPath(new URL('../mcp/servers/slow-init.mjs', import.meta.url));
+const CHUNK = 64 * 1024;      // 管道一次读取的典型大小
+
+const verdict = (ok: boolean) => (ok ? '✓' : '✗ 未达标');
+const serverConfig = (script: string) => ({ command: process.execPath, args: [script], env: {}, timeout: 10_000 });
+
+async function benchCalls(): Promise<void> {
+    const manager = new McpManager([{ name: 'demo', config: serverConfig(DEMO) }]);
+    await manager.connectAll();
+    try {
+        for (let i = 0; i < 50; i++) await manager.callTool('demo', 'word_count', { text: '预热 warm up' });
+        const times: number[] = [];
+        const cpu0 = process.cpuUsage();
+        for (let i = 0; i < 1000; i++) {
+            const t0 = performance.now();
+            await manager.callTool('demo', 'word_count', { text: `Model Context Protocol ${i}` });
+            times.push(performance.now() - t0);
+        }
+        const cpu = process.cpuUsage(cpu0);
+        const perCall = (cpu.user + cpu.system) / 1000;
+        times.sort((a, b) => a - b);
+        console.log(`1000 次 tools/call：中位数 ${times[500].toFixed(3)} ms，p95 ${times[950].toFixed(3)} ms`);
+        console.log(`  客户端 CPU ${perCall.toFixed(1)} µs/次（目标 ≤ 50）${verdict(perCall <= 50)}`);
+    } finally {
+        await manager.stopAll();
+    }
+    console.log(`  参照：裸管道往返的 CPU 下限 ${(await pipeFloor(1000)).toFixed(1)} µs/次（不含任何客户端逻辑）`);
+}
+
+// 参照：同一台机器上不经过客户端的裸管道往返（只写一行、等任意数据回来），即进程间通信本身的 CPU 下限
+async function pipeFloor(calls: number): Promise<number> {
+    const child = spawn(process.execPath, [DEMO], { stdio: 'pipe' });
+    child.stderr.resume();
+    let wake = () => {};
+    child.stdout.on('data', () => wake());
+    const line = (i: number) => JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'word_count', arguments: { text: `Model Context Protocol ${i}` } } }) + '\n';
+    const roundTrip = (i: number) => new Promise<void>((resolve) => {
+        wake = resolve;
+        child.stdin.write(line(i));
+    });
+    for (let i = 0; i < 50; i++) await roundTrip(i);
+    const cpu0 = process.cpuUsage();
+    for (let i = 0; i < calls; i++) await roundTrip(i);
+    const cpu = process.cpuUsage(cpu0);
+    child.stdin.end();
+    return (cpu.user + cpu.system) / calls;
+}
+
+function timeSplit(data: Buffer): { ms: number; lines: number } {
+    let lines = 0;
+    const splitter = new LineSplitter(() => { lines++; });
+    const t0 = performance.now();
+    for (let i = 0; i < data.length; i += CHUNK) splitter.push(data.subarray(i, i + CHUNK));
+    return { ms: performance.now() - t0, lines };
+}
+
+function benchFraming(): void {
+    const line = Buffer.from('{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"' + 'x'.repeat(100 - 72) + '"}}\n');
+    if (line.length !== 100) throw new Error(`行长 ${line.length}`);
+    const short = Buffer.alloc(50 * 1024 * 1024);
+    for (let i = 0; i + 100 <= short.length; i += 100) line.copy(short, i);
+    const long = Buffer.alloc(20 * 1024 * 1024 + 1, 0x78);
+    long[long.length - 1] = 0x0a;
+    const best = (data: Buffer) => {
+        const runs = [timeSplit(data), timeSplit(data), timeSplit(data)];
+        return runs.reduce((a, b) => (b.ms < a.ms ? b : a));
+    };
+    const a = best(short);
+    const b = best(long);
+    console.log(`行切分 50 MiB（${a.lines} 行 × 100 字节）：${a.ms.toFixed(1)} ms（目标 ≤ 350）${verdict(a.ms <= 350)}`);
+    console.log(`行切分一行 20 MiB：${b.ms.toFixed(1)} ms（目标 ≤ 250）${verdict(b.ms <= 250 && b.lines === 1)}`);
+    // 跨块的行以拼接字符串交出，展平的开销落在 JSON.parse 里；这里把它也算上，给出完整的一行从字节到对象的时间
+    let parsed = 0;
+    const json = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'x'.repeat(20 * 1024 * 1024) }] } }) + '\n');
+    const splitter = new LineSplitter((l) => { parsed += (JSON.parse(l) as { id: number }).id; });
+    const t0 = performance.now();
+    for (let i = 0; i < json.length; i += CHUNK) splitter.push(json.subarray(i, i + CHUNK));
+    console.log(`  参照：同样大小的一条 JSON 消息，切分 + JSON.parse 共 ${(performance.now() - t0).toFixed(1)} ms${parsed === 1 ? '' : '（解析失败）'}`);
+}
+
+async function benchStartup(): Promise<void> {
+    const manager = new McpManager(['a', 'b', 'c'].map((name) => ({ name, config: serverConfig(SLOW_INIT) })));
+    const t0 = performance.now();
+    await manager.connectAll();
+    const ms = performance.now() - t0;
+    const ok = manager.servers.every((s) => s.status === 'connected');
+    await manager.stopAll();
+    console.log(`三个慢握手（各 1 秒）服务器并发启动：${ms.toFixed(0)} ms 全部就绪（目标 ≤ 1200）${verdict(ok && ms <= 1200)}`);
+}
+
+export async function run(): Promise<void> {
+    await benchCalls();
+    benchFraming();
+    await benchStartup();
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await run();

@@ -1,0 +1,243 @@
+// mcp.md §13.3：故意写坏的服务器和一个正常的演示服务器放在同一份 mcp.json 里，
+// 每种故障都要给出清楚的错误、不影响其他服务器、最后不留任何进程。
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { McpManager, buildMcpTools, loadMcpConfig, mcpPanelText, mcpStatusText, mcpStartupMessages, type Tool } from '../../day15/mcp.js';
+import { leftovers, readRecords, server, tempDir, waitFor, SERVERS } from './util.js';
+
+const DEMO = fileURLToPath(new URL('../../day15/demo-server.mjs', import.meta.url));
+const MARK = randomUUID();
+const dir = tempDir();
+const logOf = (name: string) => join(dir, `${name}.log`);
+const node = process.execPath;
+
+function entry(name: string, script: string, extra: Record<string, unknown> = {}) {
+    const { env = {}, ...rest } = extra as { env?: Record<string, string> };
+    return [name, { command: node, args: [server(script)], env: { GEEKAGENT_TEST_MARK: MARK, MCP_TEST_LOG: logOf(name), ...env }, ...rest }];
+}
+
+const config = {
+    mcpServers: Object.fromEntries([
+        ['demo', { command: node, args: ['${GEEKAGENT_SURELY_UNSET_DIR:-' + dirname(DEMO) + '}/demo-server.mjs'], env: { GEEKAGENT_TEST_MARK: MARK } }],
+        entry('crash', 'crash-on-start.mjs'),
+        ['missing', { command: 'no-such-binary' }],
+        ['unset', { command: node, args: ['${SURELY_UNSET_VAR}'] }],
+        ['badcwd', { command: node, args: ['x'], cwd: join(dir, 'no-such-dir') }],
+        entry('garbage', 'garbage.mjs'),
+        entry('huge', 'huge.mjs'),
+        entry('huge70', 'huge.mjs', { timeout: 2000 }),
+        entry('reqfirst', 'requests-first.mjs'),
+        entry('wrongver', 'wrong-version.mjs'),
+        entry('slow', 'slow-tool.mjs', { timeout: 600, env: { SLOW_MS: '1500' } }),
+        entry('slowok', 'slow-tool.mjs', { timeout: 3000, env: { SLOW_MS: '1500' } }),
+        entry('stubborn', 'stubborn.mjs'),
+        ['grand', { command: 'sh', args: ['-c', `"${node}" "${server('grandchild.mjs')}"; true`], env: { GEEKAGENT_TEST_MARK: MARK } }],
+        entry('dies', 'dies-mid-call.mjs'),
+        entry('names', 'odd-names.mjs'),
+        entry('schemas', 'odd-schemas.mjs'),
+        entry('zoo', 'content-zoo.mjs'),
+        entry('pages', 'paginated.mjs'),
+        entry('loop', 'paginated.mjs', { env: { REPEAT: '1' } }),
+        entry('flood', 'stderr-flood.mjs'),
+        entry('changed', 'list-changed.mjs'),
+    ]),
+};
+
+describe('故障服务器', () => {
+    let manager: McpManager;
+    let tools: Tool[];
+    const status = (name: string) => manager.get(name)!;
+    const logText = (name: string) => status(name).logs.map((l) => l.text).join('\n');
+
+    before(async () => {
+        const file = join(dir, 'mcp.json');
+        writeFileSync(file, JSON.stringify(config));
+        // 握手下限放宽到 15 秒：机器繁忙时 20 多个 node 同时启动也来得及
+        manager = new McpManager(loadMcpConfig(file), { handshakeFloorMs: 15_000 });
+        await manager.connectAll();
+        tools = buildMcpTools(manager, {
+            authorize: async () => true, redact: (t) => t, ensureToolPolicy: () => {}, isTaken: (n) => n === 'read',
+        });
+    });
+    after(() => manager.stopAll());
+
+    it('配置问题只影响各自的服务器', () => {
+        assert.equal(status('demo').status, 'connected', status('demo').error);
+        assert.equal(status('missing').error, '找不到命令：no-such-binary');
+        assert.equal(status('unset').error, '环境变量 SURELY_UNSET_VAR 未设置');
+        assert.equal(status('badcwd').error, `找不到工作目录：${join(dir, 'no-such-dir')}`);
+        const lines = mcpStartupMessages(manager, tools.length);
+        assert.ok(lines.includes('MCP 服务器 missing 启动失败：找不到命令：no-such-binary'));
+        assert.ok(lines.some((l) => /超过 OpenAI 单次请求的 128 个上限/.test(l)));
+    });
+
+    it('crash-on-start：退出码 1，stderr 尾巴可见', () => {
+        const s = status('crash');
+        assert.equal(s.status, 'failed');
+        assert.match(s.error, /^服务器进程已退出（退出码 1）；stderr 最后几行：crash-on-start：找不到配置文件/);
+        assert.match(mcpStatusText(manager), /× crash：服务器进程已退出（退出码 1）[^\n]*\n {4}crash-on-start：找不到配置文件，退出/);
+        assert.match(mcpPanelText(manager), /crash\(失败\)/);
+    });
+
+    it('garbage：噪声被忽略并记录，调用照常', async () => {
+        assert.equal(status('garbage').status, 'connected', status('garbage').error);
+        assert.equal(await manager.callTool('garbage', 'echo', { text: '你好' }), 'echo:你好');
+        const log = logText('garbage');
+        assert.match(log, /忽略非 JSON 输出：Garbage server v1 starting/);
+        assert.match(log, /忽略非 JSON 输出：\{"jsonrpc":"2.0","id":/);
+        assert.match(log, /忽略没有对应请求的响应（id 999）/);
+        assert.match(log, /忽略无法识别的消息：1/);
+        assert.match(log, /\[info\] 批量里的通知/);
+        assert.match(log, /\[debug\] ping 回答：\{\}/);
+    });
+
+    it('huge：20 MB 的行被截断显示', async () => {
+        const big = await manager.callTool('huge', 'big20', {});
+        assert.equal(big.length, 20000 + '\n…(已截断，共 20000000 个字符)'.length);
+        assert.ok(big.endsWith('\n…(已截断，共 20000000 个字符)'));
+        assert.equal(await manager.callTool('huge', 'small', {}), 'small ok');
+    });
+
+    it('huge：70 MB 的行被丢弃，请求超时并发出取消，连接保持可用', async () => {
+        await assert.rejects(manager.callTool('huge70', 'big70', {}), /请求 tools\/call 超时（2 秒内没有响应）/);
+        // 机器繁忙时超时可能早于整行传完：等丢弃的记录出现
+        assert.ok(await waitFor(() => /丢弃了一行超长输出（700000\d\d 字节）/.test(logText('huge70')), 20000), logText('huge70'));
+        assert.equal(await manager.callTool('huge70', 'small', {}), 'small ok');
+        const recs = readRecords(logOf('huge70'));
+        const big70 = recs.find((r) => r.msg?.params?.name === 'big70')!.msg.id;
+        assert.ok(recs.some((r) => r.cancelled === big70), '服务器应收到 notifications/cancelled');
+    });
+
+    it('requests-first：握手前的 roots/list 与 ping 按形状回答', async () => {
+        assert.equal(status('reqfirst').status, 'connected', status('reqfirst').error);
+        assert.ok(readRecords(logOf('reqfirst')).some((r) => r.checked === true));
+        assert.match(logText('reqfirst'), /\[info\] 握手前的日志/);
+    });
+
+    it('wrong-version：版本不支持，服务器被停掉', () => {
+        assert.equal(status('wrongver').error, '不支持的协议版本 1999-01-01（支持：2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05）');
+        assert.deepEqual(leftovers('wrong-version.mjs', MARK), []);
+    });
+
+    it('slow-tool：超时后发送取消；放宽 timeout 就能成功', async () => {
+        const [short, long] = await Promise.allSettled([
+            manager.callTool('slow', 'slow', {}), manager.callTool('slowok', 'slow', {}),
+        ]);
+        assert.equal(short.status, 'rejected');
+        assert.match(String((short as PromiseRejectedResult).reason), /请求 tools\/call 超时（0.6 秒内没有响应）/);
+        assert.deepEqual(long, { status: 'fulfilled', value: 'slow done' });
+        const recs = readRecords(logOf('slow'));
+        const id = recs.find((r) => r.msg?.method === 'tools/call')!.msg.id;
+        assert.ok(recs.some((r) => r.cancelled === id && r.reason === 'timeout'));
+    });
+
+    it('dies-mid-call：挂起的调用立即失败，之后的调用提示未在运行', async () => {
+        const t0 = Date.now();
+        await assert.rejects(manager.callTool('dies', 'die', {}), /服务器进程已退出（退出码 3）；stderr 最后几行：dies-mid-call：要崩溃了/);
+        assert.ok(Date.now() - t0 < 1000);
+        assert.equal(status('dies').status, 'exited');
+        await assert.rejects(manager.callTool('dies', 'die', {}), /^Error: MCP 服务器 dies 未在运行：服务器进程已退出（退出码 3）$/);
+        assert.match(mcpPanelText(manager), /dies\(已退出\)/);
+    });
+
+    it('odd-names：清洗、≤ 64、唯一，调用用原名', async () => {
+        const mine = tools.filter((t) => t.name.startsWith('mcp_names_'));
+        assert.equal(mine.length, 156);
+        assert.equal(new Set(tools.map((t) => t.name)).size, tools.length);
+        assert.ok(tools.every((t) => /^[a-zA-Z0-9_-]{1,64}$/.test(t.name)));
+        for (const original of ['read.file', 'a/b', 'a'.repeat(80), 'x.y', 'x_y', '中文名']) {
+            const exposed = status('names').exposed.find((e) => e.original === original)!;
+            const tool = tools.find((t) => t.name === exposed.name)!;
+            assert.equal(await tool.run({}), `原名：${original}`);
+        }
+        assert.equal(status('names').exposed.find((e) => e.original === 'x.y')!.name, 'mcp_names_x_y');
+        assert.match(status('names').exposed.find((e) => e.original === 'x_y')!.name, /^mcp_names_x_y_[0-9a-f]{8}$/);
+        assert.match(mcpStatusText(manager), /mcp_names_a_b ← a\/b/);
+    });
+
+    it('odd-schemas：全部规范成带 properties 的 object', () => {
+        const mine = tools.filter((t) => t.name.startsWith('mcp_schemas_'));
+        assert.equal(mine.length, 7);
+        for (const t of mine) {
+            assert.equal(t.parameters.type, 'object');
+            assert.equal(typeof t.parameters.properties, 'object');
+            assert.equal(t.parameters.$schema, undefined);
+        }
+        const by = (n: string) => mine.find((t) => t.name === `mcp_schemas_${n}`)!.parameters;
+        assert.deepEqual(by('with_dollar').required, ['a']);
+        assert.deepEqual(Object.keys(by('odd_props').properties as object), ['ok', 'yes', 'no']);
+        assert.match(logText('schemas'), /root_array：不可用的输入模式/);
+    });
+
+    it('content-zoo：M7 的文字', async () => {
+        const call = (n: string) => manager.callTool('zoo', n, {});
+        assert.equal(await call('image'), '一张图：\n[图片 image/png，68 字节]');
+        assert.equal(await call('audio'), '[音频 audio/wav，10 字节]');
+        assert.equal(await call('link'), '[资源链接 a.txt file:///a.txt text/plain]');
+        assert.equal(await call('res_text'), '[资源 mem://note]\n资源正文');
+        assert.equal(await call('res_blob'), '[资源 mem://bin application/octet-stream，5 字节]');
+        assert.equal(await call('structured'), '{"answer":42}');
+        assert.equal(await call('text_and_structured'), '文本优先');
+        assert.equal(await call('empty'), '（无内容）');
+        assert.equal(await call('unknown'), '[不支持的内容：hologram]');
+        assert.ok((await call('long')).endsWith('\n…(已截断，共 30000 个字符)'));
+        await assert.rejects(call('error'), /^Error: 出错了：参数不对$/);
+        await assert.rejects(call('error_empty'), /^Error: MCP 工具返回了错误$/);
+    });
+
+    it('pagination：三页全收；重复游标时停下并记录', () => {
+        assert.deepEqual(status('pages').tools.map((t) => t.name), ['p1_a', 'p1_b', 'p2_a', 'p3_a', 'p3_b']);
+        const cursors = readRecords(logOf('pages')).filter((r) => r.msg.method === 'tools/list').map((r) => r.msg.params);
+        assert.deepEqual(cursors, [{}, { cursor: 'page-2' }, { cursor: 'page-3' }]);
+        assert.equal(status('loop').status, 'connected');
+        assert.deepEqual(status('loop').tools.map((t) => t.name), ['loop_start', 'loop_same']);
+        assert.match(logText('loop'), /分页游标重复/);
+    });
+
+    it('stderr-flood：服务器没被卡住，只保留最后 50 行', async () => {
+        const s = status('flood');
+        assert.equal(s.status, 'connected');
+        assert.equal(s.logs.length, 50);
+        assert.match(s.logs.at(-1)!.text, /^flood line 10000 /);
+        assert.match(mcpStatusText(manager), /flood line 9996[^\n]*\n[^\n]*flood line 9997/);
+    });
+
+    it('list_changed：只记一条日志', () => {
+        assert.equal(status('changed').status, 'connected');
+        assert.equal(status('changed').tools.length, 1);
+        assert.match(logText('changed'), /工具列表已变化/);
+    });
+
+    it('演示服务器一直正常；全部停止后不留进程（顽固的要 SIGKILL）', async () => {
+        assert.match(await manager.callTool('demo', 'word_count', { text: 'Model Context Protocol' }), /22.*3/);
+        const stubbornPid = status('stubborn').pid!;
+        const t0 = Date.now();
+        await manager.stopAll();
+        const ms = Date.now() - t0;
+        assert.ok(ms >= 3900 && ms < 6000, `stopAll 用了 ${ms} ms`);   // 2 秒 + 2 秒 + SIGKILL；上限留出机器繁忙时的余量
+        assert.match(logText('stubborn'), /收到 SIGTERM，不理会/);
+        assert.throws(() => process.kill(-stubbornPid, 0), { code: 'ESRCH' });
+        assert.deepEqual(leftovers(SERVERS, MARK), []);
+        assert.deepEqual(leftovers('demo-server.mjs', MARK), []);
+    });
+});
+
+// 握手超时单独测：上面的管理器为了在繁忙的机器上稳定，把握手下限放宽到了 15 秒
+describe('never-answers', () => {
+    it('握手超时，不为 initialize 发取消，进程已清理', async () => {
+        const manager = new McpManager([{ name: 'never', config: {
+            command: node, args: [server('never-answers.mjs')], env: { GEEKAGENT_TEST_MARK: MARK, MCP_TEST_LOG: logOf('never') }, timeout: 1000,
+        } }], { handshakeFloorMs: 0 });
+        await manager.connectAll();
+        const s = manager.get('never')!;
+        assert.equal(s.status, 'failed');
+        assert.equal(s.error, '请求 initialize 超时（1 秒内没有响应）');
+        assert.deepEqual(readRecords(logOf('never')).map((r) => r.msg.method), ['initialize']);
+        assert.deepEqual(leftovers('never-answers.mjs', MARK), []);
+        await manager.stopAll();
+    });
+});

@@ -1,0 +1,162 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import {
+    RequestTable, RpcError, capText, convertResult, expandVars, loadMcpConfig, mcpPanelText, mcpStatusText,
+    mcpToolName, normaliseSchema, McpManager,
+} from '../../day15/mcp.js';
+import { tempDir } from './util.js';
+
+describe('配置与变量展开', () => {
+    it('${NAME} 与 ${NAME:-默认}', () => {
+        const env = { A: 'x', EMPTY: '' };
+        assert.equal(expandVars('${A}/${B:-day}/${EMPTY:-d2}/${EMPTY}/$A/${1X}', env), 'x/day/d2//$A/${1X}');
+        assert.equal(expandVars('${B:-}', env), '');
+        assert.throws(() => expandVars('${SURELY_UNSET_VAR}', env), /环境变量 SURELY_UNSET_VAR 未设置/);
+    });
+
+    it('文件不存在 → 没有服务器；坏文件 → 抛出中文错误', () => {
+        const dir = tempDir();
+        assert.deepEqual(loadMcpConfig(join(dir, 'nope.json')), []);
+        writeFileSync(join(dir, 'bad.json'), '{oops');
+        assert.throws(() => loadMcpConfig(join(dir, 'bad.json')), /^Error: 读取 MCP 配置失败：/);
+        writeFileSync(join(dir, 'none.json'), '{"servers":{}}');
+        assert.throws(() => loadMcpConfig(join(dir, 'none.json')), /读取 MCP 配置失败：/);
+        mkdirSync(join(dir, 'isdir.json'));
+        assert.throws(() => loadMcpConfig(join(dir, 'isdir.json')), /读取 MCP 配置失败：/);
+    });
+
+    it('坏条目只影响它自己', () => {
+        const dir = tempDir();
+        const file = join(dir, 'mcp.json');
+        process.env.GEEKAGENT_T_DIR = '/tmp';
+        writeFileSync(file, JSON.stringify({
+            mcpServers: {
+                ok: { command: 'node', args: ['${GEEKAGENT_T_DIR}/x.mjs', '${NOPE_T:-dflt}'], env: { A: '${GEEKAGENT_T_DIR}' }, cwd: 'sub', extra: 1 },
+                nocmd: { args: [] },
+                http: { url: 'http://localhost:1/mcp' },
+                sse: { type: 'sse', command: 'x' },
+                badargs: { command: 'x', args: 'a b' },
+                badenv: { command: 'x', env: { A: 1 } },
+                badtimeout: { command: 'x', timeout: 1.5 },
+                unset: { command: 'x', args: ['${SURELY_UNSET_VAR}'] },
+                notobj: 'node',
+            },
+        }));
+        const entries = loadMcpConfig(file);
+        assert.deepEqual(entries[0], {
+            name: 'ok',
+            config: { command: 'node', args: ['/tmp/x.mjs', 'dflt'], env: { A: '/tmp' }, cwd: resolve('sub'), timeout: 10000 },
+        });
+        const errors = Object.fromEntries(entries.slice(1).map((e) => [e.name, e.error]));
+        assert.equal(errors.nocmd, '配置无效：缺少 command');
+        assert.equal(errors.http, '配置无效：只支持 stdio 服务器');
+        assert.equal(errors.sse, '配置无效：只支持 stdio 服务器');
+        assert.match(errors.badargs!, /^配置无效：args/);
+        assert.match(errors.badenv!, /^配置无效：env/);
+        assert.match(errors.badtimeout!, /^配置无效：timeout/);
+        assert.equal(errors.unset, '环境变量 SURELY_UNSET_VAR 未设置');
+        assert.match(errors.notobj!, /^配置无效：/);
+    });
+});
+
+describe('工具名', () => {
+    it('清洗、限长、去重', () => {
+        const taken = new Set(['mcp_s_x_y']);
+        const has = (n: string) => taken.has(n);
+        assert.equal(mcpToolName('demo', 'word_count'), 'mcp_demo_word_count');
+        assert.equal(mcpToolName('my.srv', 'read.file'), 'mcp_my_srv_read_file');
+        assert.equal(mcpToolName('s', '中文🎲'), 'mcp_s____');
+        const dup = mcpToolName('s', 'x.y', has)!;
+        assert.match(dup, /^mcp_s_x_y_[0-9a-f]{8}$/);
+        const long = mcpToolName('s', 'a'.repeat(80))!;
+        assert.equal(long.length, 64);
+        assert.match(long, /^mcp_s_a{49}_[0-9a-f]{8}$/);
+        taken.add(dup);
+        assert.equal(mcpToolName('s', 'x.y', has), undefined);
+    });
+});
+
+describe('输入模式规范化', () => {
+    it('各种不规范写法', () => {
+        assert.deepEqual(normaliseSchema(undefined), { type: 'object', properties: {} });
+        assert.deepEqual(normaliseSchema(null), { type: 'object', properties: {} });
+        assert.deepEqual(normaliseSchema({ type: 'object' }), { type: 'object', properties: {} });
+        const original = { $schema: 'x', type: 'object', properties: { a: { type: 'string' }, t: true, f: false, bad: 3 }, required: ['a', 'zzz', 7, 'toString'] };
+        const copy = structuredClone(original);
+        assert.deepEqual(normaliseSchema(original), { type: 'object', properties: { a: { type: 'string' }, t: {}, f: {} }, required: ['a'] });
+        assert.deepEqual(original, copy, '服务器的对象不能被修改');
+        const notes: string[] = [];
+        assert.deepEqual(normaliseSchema({ type: 'array' }, (n) => notes.push(n)), { type: 'object', properties: {} });
+        assert.deepEqual(notes, ['不可用的输入模式']);
+        assert.deepEqual(normaliseSchema({ type: ['object', 'null'], properties: { n: { type: ['boolean', 'string'] } } }),
+            { type: 'object', properties: { n: { type: ['boolean', 'string'] } } });
+    });
+});
+
+describe('结果转换', () => {
+    it('M7 的各种内容', () => {
+        const c = (content: unknown[], extra = {}) => convertResult({ content, ...extra }).text;
+        assert.equal(c([{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }]), 'a\nb');
+        assert.equal(c([{ type: 'image', data: 'AAAA', mimeType: 'image/png' }]), '[图片 image/png，3 字节]');
+        assert.equal(c([{ type: 'audio', data: 'AAAAAA==', mimeType: 'audio/wav' }]), '[音频 audio/wav，4 字节]');
+        assert.equal(c([{ type: 'resource_link', uri: 'file:///x', name: 'x' }]), '[资源链接 x file:///x]');
+        assert.equal(c([{ type: 'resource_link', uri: 'file:///x', name: 'x', mimeType: 'text/plain' }]), '[资源链接 x file:///x text/plain]');
+        assert.equal(c([{ type: 'resource', resource: { uri: 'u', text: 't' } }]), '[资源 u]\nt');
+        assert.equal(c([{ type: 'resource', resource: { uri: 'u', blob: 'AAA=', mimeType: 'a/b' } }]), '[资源 u a/b，2 字节]');
+        assert.equal(c([{ type: 'hologram' }]), '[不支持的内容：hologram]');
+        assert.equal(c([], { structuredContent: { a: 1 } }), '{"a":1}');
+        assert.equal(c([{ type: 'text', text: 'T' }], { structuredContent: { a: 1 } }), 'T');
+        assert.equal(c([]), '（无内容）');
+        assert.equal(convertResult(undefined).text, '（无内容）');
+        assert.deepEqual(convertResult({ content: [], isError: true }), { text: 'MCP 工具返回了错误', isError: true });
+        const long = c([{ type: 'text', text: 'z'.repeat(25000) }]);
+        assert.equal(long, 'z'.repeat(20000) + '\n…(已截断，共 25000 个字符)');
+        assert.equal(capText('abc', 5), 'abc');
+    });
+});
+
+describe('请求表', () => {
+    it('id 从 1 递增；超时发送取消（initialize 除外）；迟到的响应被丢弃', async () => {
+        const sent: any[] = [];
+        const table = new RequestTable((m) => sent.push(m));
+        const init = table.request('initialize', {}, 30);
+        const call = table.request('tools/call', { name: 'x' }, 30);
+        assert.deepEqual(sent.map((m) => m.id), [1, 2]);
+        await assert.rejects(init, /请求 initialize 超时（0.03 秒内没有响应）/);
+        await assert.rejects(call, /请求 tools\/call 超时/);
+        const cancels = sent.filter((m) => m.method === 'notifications/cancelled');
+        assert.deepEqual(cancels.map((m) => m.params), [{ requestId: 2, reason: 'timeout' }]);
+        assert.equal(table.settle({ jsonrpc: '2.0', id: 2, result: {} }), false);
+        const next = table.request('ping', {}, 1000);
+        assert.equal(sent.at(-1).id, 3);
+        assert.equal(table.settle({ id: '3', result: {} }), false, '字符串 id 不等于数字 id');
+        assert.equal(table.settle({ result: { ok: 1 }, jsonrpc: '2.0', id: 3 }), true);
+        assert.deepEqual(await next, { ok: 1 });
+        const bad = table.request('tools/call', {}, 1000);
+        table.settle({ id: 4, error: { code: -32602, message: 'Invalid params' } });
+        await assert.rejects(bad, (e: unknown) => e instanceof RpcError && e.code === -32602 && e.message === 'MCP 错误 -32602：Invalid params');
+        const pending = table.request('tools/call', {}, 1000);
+        table.rejectAll(new Error('gone'));
+        await assert.rejects(pending, /gone/);
+        assert.equal(table.size, 0);
+    });
+});
+
+describe('状态文字', () => {
+    it('没有服务器', () => {
+        const m = new McpManager([]);
+        assert.equal(mcpPanelText(m), '无');
+        assert.match(mcpStatusText(m), /没有已连接的 MCP 服务器/);
+    });
+
+    it('配置错误的服务器显示为失败', async () => {
+        const m = new McpManager([{ name: 'bad', error: '配置无效：缺少 command' }]);
+        assert.equal(mcpPanelText(m), '连接中…');
+        await m.connectAll();
+        assert.equal(mcpPanelText(m), 'bad(失败)');
+        assert.equal(mcpStatusText(m), '× bad：配置无效：缺少 command');
+        await assert.rejects(m.callTool('bad', 'x', {}), /MCP 服务器 bad 未在运行：配置无效：缺少 command/);
+    });
+});
