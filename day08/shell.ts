@@ -49,9 +49,10 @@ export function runShell(command: string, timeoutMs = SHELL_TIMEOUT_MS): Promise
         };
         const timer = setTimeout(() => kill(`超时：超过 ${timeoutMs / 1000} 秒`), timeoutMs);
         const collect = (into: Buffer[]) => (chunk: Buffer) => {
+            // 超限的那一块也留下放得下的部分：一次读到的块可能比上限还大，整块丢掉就什么输出都看不到了
+            into.push(chunk.subarray(0, Math.max(0, SHELL_MAX_BYTES - bytes)));
             bytes += chunk.length;
             if (bytes > SHELL_MAX_BYTES) kill(`输出超过 ${SHELL_MAX_BYTES} 字节`);
-            else into.push(chunk);
         };
         child.stdout.on('data', collect(out));
         child.stderr.on('data', collect(errOut));

@@ -50,7 +50,8 @@ export function matchSegment(seg: string, name: string): boolean {
  * 超过 GLOB_LIMIT 个就停止遍历，truncated 为 true。
  */
 export function glob(pattern: string, base: string): { paths: string[]; truncated: boolean } {
-    const segs = pattern.replace(/\\/g, '/').split('/').filter((s, i) => s !== '' || i === 0);
+    // 「.」段去掉：./src/*.ts 和 src/*.ts 一样
+    const segs = pattern.replace(/\\/g, '/').split('/').filter((s, i) => (s !== '' || i === 0) && s !== '.');
     const absolute = segs[0] === '';
     const root = absolute ? '/' : base;
     if (absolute) segs.shift();
@@ -59,6 +60,12 @@ export function glob(pattern: string, base: string): { paths: string[]; truncate
     const walk = (rel: string, i: number): void => {
         if (found.size > GLOB_LIMIT) return;
         const seg = segs[i];
+        // 「..」不会出现在目录列表里：直接走到上一级
+        if (seg === '..') {
+            if (i + 1 === segs.length) found.add(rel + '../');
+            else walk(rel + '../', i + 1);
+            return;
+        }
         const dir = path.join(root, rel);
         let entries: fs.Dirent[];
         try {
