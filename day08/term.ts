@@ -148,6 +148,9 @@ const WIDE = [
     0xfe30, 0xfe4f, 0xff00, 0xff60, 0xffe0, 0xffe6, 0x1f300, 0x1f64f, 0x1f680, 0x1f6ff,
     0x1f900, 0x1f9ff, 0x20000, 0x3fffd,
 ];
+// 上面范围之外、默认以 emoji 形式显示的字符（✅ ❌ ⭐ ⚡ 🟢 🪄 等）终端也画成两列，算错的话面板竖线会被挤歪。
+// 国旗由两个区域指示符号组成，终端大多按两列画整面旗，所以单个符号按一列算
+const EMOJI = /(?![\u{1f1e6}-\u{1f1ff}])\p{Emoji_Presentation}/u;
 // 组合附加符号、变体选择符（属于 Mn）、零宽字符不占列
 const ZERO_WIDTH = /[\p{Mn}\p{Me}\u200b-\u200f\u2060-\u2064\ufeff]/u;
 
@@ -157,7 +160,9 @@ export function charWidth(cp: number): number {
     for (let k = 0; k < WIDE.length; k += 2) {
         if (cp >= WIDE[k] && cp <= WIDE[k + 1]) return 2;
     }
-    return ZERO_WIDTH.test(String.fromCodePoint(cp)) ? 0 : 1;
+    const ch = String.fromCodePoint(cp);
+    if (EMOJI.test(ch)) return 2;
+    return ZERO_WIDTH.test(ch) ? 0 : 1;
 }
 
 // 从 i 开始的一个“单位”占几个 UTF-16 码元：一整个 ANSI 序列，或一个码点（代理对算一个）

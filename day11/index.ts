@@ -102,6 +102,8 @@ async function turn(text: string): Promise<void> {
 async function exit(): Promise<never> {
     if (exiting) process.exit(0);   // 退出途中再按一次 Ctrl+C：立即退出
     exiting = true;
+    // 不再接收输入：正在等 [y/N] 的工具因此得到「否」（输入结束即拒绝），这一轮才能结束，下面的等待才不会卡住
+    queue.push(EOF);
     if (running) {
         running.controller.abort();
         await running.done;
@@ -132,4 +134,5 @@ for (;;) {
     }
     await turn(line);
 }
-await exit();
+// 退出流程已经在进行（Ctrl+D、信号）时不能再调用 exit()：第二次调用会跳过保存立即退出
+if (!exiting) await exit();

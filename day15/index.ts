@@ -16,7 +16,7 @@ import { createPlain } from './plain.js';
 import { registerPlanningTools } from './planning.js';
 import { loadRag } from './rag.js';
 import { Sessions } from './sessions.js';
-import { paint } from './color.js';
+import { err } from './color.js';
 import { activeSkill, listSkills, loadSkills } from './skills.js';
 import './shell.js';
 import './files.js';
@@ -43,8 +43,9 @@ try {
 const fullScreen = Boolean(process.stdin.isTTY && process.stdout.isTTY);
 let mcp: ReturnType<typeof createMcp>;
 try {
-    // 行模式下服务器的 stderr 以暗色回显到 stderr；全屏模式下只留在 /mcp 里，不弄花屏幕
-    mcp = createMcp(fullScreen ? undefined : (name, line) => process.stderr.write(paint('reasoning', `[mcp:${name}] ${line}`) + '\n'));
+    // 行模式下服务器的 stderr 以暗色回显到 stderr；全屏模式下只留在 /mcp 里，不弄花屏幕。
+    // 用 err 而不是 paint：颜色要看 stderr 是不是终端（paint 看的是 stdout）
+    mcp = createMcp(fullScreen ? undefined : (name, line) => err('reasoning', `[mcp:${name}] ${line}`));
 } catch (e) {
     console.error((e as Error).message);
     process.exit(1);
@@ -122,11 +123,14 @@ async function exit(): Promise<never> {
         process.exit(0);
     }
     exiting = true;
-    if (running) {
-        running.controller.abort();
-        await running.done;
-    }
-    await mcp.stopAll();
+    // 不再接收输入：正在等 [y/N] 的工具因此得到「否」（输入结束即拒绝），这一轮才能结束，下面的等待才不会卡住
+    queue.push(EOF);
+    running?.controller.abort();
+    // 中断之后马上停服务器，不等这一轮结束：工具可能正等着 MCP 的响应，服务器一停它就立刻失败，
+    // 这一轮才能马上结束并回滚；否则要等到那个请求超时（默认 10 秒，npx 服务器常配成 60 秒）
+    const stopping = mcp.stopAll();
+    await running?.done;
+    await stopping;
     ui.close();
     const say = (text: string) => console.log(text);
     try {

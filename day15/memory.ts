@@ -74,7 +74,8 @@ export function registerMemoryTools(changed: () => void): void {
         run(args) {
             const full = typeof args.content === 'string' ? args.content.trim() : '';
             if (!full) return '缺少参数：content';
-            const content = full.slice(0, MAX_ENTRY);
+            // 截断后再去掉行尾空白：启动时读入会 trim，不去掉的话重启后同一段长文就查不出重复
+            const content = full.slice(0, MAX_ENTRY).trimEnd();
             if (memories.includes(content)) return '这条记忆已经存在';
             writeJsonAtomic(MEMORY_FILE, [...memories, content]);   // 先写盘成功，再改内存
             memories = [...memories, content];

@@ -1,0 +1,353 @@
+// 全屏界面的端到端测试：在 tmux 开的真实终端里运行各阶段的真实入口，连假 OpenAI 服务，
+// 用 send-keys 打字、按键，用 capture-pane 读屏幕（纯文字，没有颜色）。
+// 单元测试只能证明 renderFrame 算得对；这里看的是终端真正画出来的样子：宽字符对齐、备用屏幕、光标、恢复终端。
+// 所有等待都是“轮询到条件成立或超时”，不用固定的 sleep；超时报错会带上当时的整屏内容。
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { assertNoRejections, startFakeOpenAI, type FakeServer, type Usage } from '../helpers/fake-openai.js';
+import { REPO_ROOT, stagesFrom } from '../helpers/run-stage.js';
+
+const probe = spawnSync('tmux', ['-V'], { encoding: 'utf8' });
+const reason = (probe.error?.message ?? probe.stderr?.trim()) || `退出码 ${probe.status}`;
+const skip = probe.status === 0 ? false : `tmux 不可用：${reason}`;
+
+// 独立的 tmux 服务（-S 临时目录里自己的套接字，用完连目录删掉）、不读用户的 ~/.tmux.conf（-f /dev/null）、
+// 强制 UTF-8（-u）：不碰用户正在用的 tmux，也不受他的按键绑定、默认 shell 之类的配置影响
+let socketDir = '';
+const { TMUX: _tmux, TMUX_PANE: _pane, ...TMUX_ENV } = process.env;
+
+function tmux(...args: string[]): string {
+    return execFileSync('tmux', ['-f', '/dev/null', '-u', '-S', path.join(socketDir, 'tmux'), ...args], {
+        encoding: 'utf8', env: TMUX_ENV, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+}
+
+const TSX_LOADER = import.meta.resolve('tsx');
+const PANEL_WIDTH = 28;   // 规格：面板 28 列，比 60 列窄时隐藏
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+const usage = (total: number): Usage => ({ prompt_tokens: total - 10, completion_tokens: 10, total_tokens: total });
+
+// 终端里一个字符占几列。故意不用被测代码的 displayWidth：要拿真实终端画出来的结果去检验它。
+// 中日韩宽字符、全角符号、默认以 emoji 显示的字符（国旗用的区域指示符号除外）占两列
+const WIDE = /[\u1100-\u115f\u2e80-\u303e\u3040-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\u{20000}-\u{3fffd}]|(?![\u{1f1e6}-\u{1f1ff}])\p{Emoji_Presentation}/u;
+const cells = (text: string) => Array.from(text).reduce((n, ch) => n + (WIDE.test(ch) ? 2 : 1), 0);
+
+/**
+ * tmux 里的一个会话：sh 先打印标记，再运行入口，退出后打印退出码，然后 sleep 占住窗格，退出后的屏幕留着可读。
+ * 不用 remain-on-exit：窗格一死 tmux 就把光标藏起来，没法检查入口有没有恢复光标。
+ */
+class Terminal {
+    readonly cwd = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'geekagent-tmux-')));
+    private cols: number;
+
+    constructor(readonly name: string, cols: number, readonly rows: number) {
+        this.cols = cols;
+    }
+
+    start(stage: string, baseUrl: string): void {
+        // env -i：只给这几个变量，测试进程里的 NO_COLOR、真实的 OPENAI_* 一律不带进去
+        const vars = {
+            PATH: process.env.PATH ?? '/usr/bin:/bin',
+            HOME: process.env.HOME ?? this.cwd,
+            TERM: 'xterm-256color',
+            OPENAI_API_KEY: 'sk-test-key-123456',
+            OPENAI_BASE_URL: baseUrl,
+            OPENAI_MODEL: 'test-model',
+            GEEKAGENT_MAX_HISTORY: '1000000',   // 这里不测压缩
+        };
+        const entry = path.join(REPO_ROOT, stage, 'index.ts');
+        const script = `printf 'MARKER-BEFORE\\n'; ${shellQuote(process.execPath)} --import ${shellQuote(TSX_LOADER)} ${shellQuote(entry)}; echo "EXITED-$?"; exec sleep 600`;
+        const command = ['env', '-i', ...Object.entries(vars).map(([k, v]) => shellQuote(`${k}=${v}`)), 'sh', '-c', shellQuote(script)].join(' ');
+        tmux('new-session', '-d', '-x', String(this.cols), '-y', String(this.rows), '-s', this.name, '-c', this.cwd, command);
+    }
+
+    screen(): string[] {
+        return tmux('capture-pane', '-p', '-t', this.name).replace(/\n$/, '').split('\n');
+    }
+
+    info(format: string): string {
+        return tmux('display-message', '-p', '-t', this.name, format).trim();
+    }
+
+    type(text: string): void {
+        tmux('send-keys', '-t', this.name, '-l', text);
+    }
+
+    press(...keys: string[]): void {
+        tmux('send-keys', '-t', this.name, ...keys);
+    }
+
+    resize(cols: number): void {
+        this.cols = cols;
+        tmux('resize-window', '-t', this.name, '-x', String(cols), '-y', String(this.rows));
+    }
+
+    /** 轮询屏幕直到 check 成立；超时报错时附上整屏内容。 */
+    async until(what: string, check: (screen: string[]) => boolean, timeoutMs = 15_000): Promise<string[]> {
+        const deadline = Date.now() + timeoutMs;
+        let screen: string[] = [];
+        for (;;) {
+            screen = this.screen();
+            if (check(screen)) return screen;
+            if (Date.now() > deadline) break;
+            await sleep(40);
+        }
+        assert.fail(`等待超时（${timeoutMs} ms）：${what}\n--- 屏幕（${this.info('#{pane_width}×#{pane_height}')}）---\n${screen.join('\n')}`);
+    }
+
+    /** 等入口进程结束（sh 打印出退出码），返回退出后的屏幕。 */
+    exited(): Promise<string[]> {
+        return this.until('入口退出', (s) => s.some((line) => line.startsWith('EXITED-')));
+    }
+
+    kill(): void {
+        try {
+            tmux('kill-session', '-t', this.name);
+        } catch {
+            // 会话已经不在了
+        }
+        fs.rmSync(this.cwd, { recursive: true, force: true });
+    }
+
+    // ---------- 读屏幕 ----------
+
+    private get body(): number {
+        return this.rows - 2;
+    }
+
+    private get panelShown(): boolean {
+        return this.cols >= 60;
+    }
+
+    /** 左边日志区的每一行（去掉左边空白和行尾补的空格）。 */
+    log(screen: string[]): string[] {
+        return screen.slice(0, this.body).map((line) => {
+            const bar = this.panelShown ? line.indexOf('│') : -1;
+            return (bar < 0 ? line : line.slice(0, bar)).trim();
+        });
+    }
+
+    /** 日志区连起来的文字：折行处没有空格，所以中文句子可以整句查找。 */
+    logText(screen: string[]): string {
+        return this.log(screen).join('');
+    }
+
+    /** 右边面板的每一行（去掉 '│ '）。 */
+    panel(screen: string[]): string[] {
+        return screen.slice(0, this.body).map((line) => {
+            const bar = line.indexOf('│');
+            return bar < 0 ? '' : line.slice(bar + 1).trim();
+        });
+    }
+
+    /** 面板里某个分节（'─ 本轮' 等）下面那一行。 */
+    section(screen: string[], title: string): string | undefined {
+        const panel = this.panel(screen);
+        const at = panel.findIndex((line) => line.startsWith(`─ ${title}`));
+        return at < 0 ? undefined : panel[at + 1];
+    }
+
+    rule(screen: string[]): string {
+        return screen[this.rows - 2] ?? '';
+    }
+
+    inputRow(screen: string[]): string {
+        return screen[this.rows - 1] ?? '';
+    }
+
+    /** 面板竖线在每个日志行上都落在同一列：宽字符算错一列，这里就会看出竖线歪了。 */
+    assertAligned(screen: string[]): void {
+        const column = this.cols - PANEL_WIDTH;   // 1 列空白 + 日志文字 + 1 列间隔
+        screen.slice(0, this.body).forEach((line, row) => {
+            const bar = line.indexOf('│');
+            assert.ok(bar >= 0, `第 ${row + 1} 行没有面板竖线：${line}`);
+            assert.equal(cells(line.slice(0, bar)), column, `第 ${row + 1} 行的竖线不在第 ${column + 1} 列：\n${screen.join('\n')}`);
+        });
+    }
+}
+
+const userTexts = (body: any): string[] => body.messages.filter((m: any) => m.role === 'user').map((m: any) => m.content);
+
+let sessionCount = 0;
+
+// 入口退出之后：备用屏幕已关、鼠标上报已关、光标可见，原来的屏幕内容回来了，面板不见了
+function assertRestored(term: Terminal, screen: string[], marker = true): void {
+    const text = screen.join('\n');
+    assert.equal(term.info('#{alternate_on}'), '0', '退出后仍在备用屏幕');
+    assert.equal(term.info('#{mouse_any_flag}#{mouse_sgr_flag}'), '00', '退出后鼠标上报没有关掉');
+    assert.equal(term.info('#{cursor_flag}'), '1', '退出后光标仍是隐藏的');
+    if (marker) assert.match(text, /MARKER-BEFORE/, `原来的屏幕内容没有回来：\n${text}`);
+    assert.match(text, /^bye$/m);
+    assert.match(text, /^EXITED-0$/m);
+    assert.ok(!text.includes('│') && !text.includes('You ›'), `退出后还看得到全屏界面：\n${text}`);
+}
+
+describe('tmux 里的全屏界面', { skip }, () => {
+    before(() => {
+        socketDir = fs.mkdtempSync(path.join(os.tmpdir(), 'geekagent-tmux-sock-'));
+    });
+    after(() => {
+        try {
+            tmux('kill-server');
+        } catch {
+            // 最后一个会话关掉时服务已经自己退出了
+        }
+        fs.rmSync(socketDir, { recursive: true, force: true });   // 服务退出时不删套接字文件
+    });
+
+    for (const stage of stagesFrom('day08')) {
+        describe(stage, () => {
+            let fake: FakeServer;
+            const terms: Terminal[] = [];
+            const open = (cols: number, rows: number) => {
+                const term = new Terminal(`${stage}-${++sessionCount}`, cols, rows);
+                terms.push(term);
+                term.start(stage, fake.url);
+                return term;
+            };
+
+            before(async () => {
+                fake = await startFakeOpenAI();
+            });
+            // 不管测试成败，会话都要关掉（会话里的入口随 SIGHUP 走退出流程）
+            after(async () => {
+                for (const term of terms) term.kill();
+                await fake.close();
+            });
+
+            test('100×30：面板、中文输入、流式回复与用量、写文件确认、Esc 取消、排队、翻页、粘贴、确认中 Ctrl+D 退出', { timeout: 60_000 }, async () => {
+                const term = open(100, 30);
+
+                // ---- 启动：两栏，面板上有模型名和上下文窗口 64000 ----
+                let screen = await term.until('面板和开场白出现', (s) => term.panel(s).includes('模型 test-model')
+                    && s.join('\n').includes('64000') && term.logText(s).includes('/help'));
+                assert.equal(term.info('#{alternate_on}'), '1', '全屏界面应当在备用屏幕里');
+                assert.equal(term.info('#{mouse_sgr_flag}'), '1', '应当打开 SGR 鼠标上报');
+                assert.match(term.logText(screen), /GeekAgent Day/);
+                assert.match(term.panel(screen).join('\n'), /\n\d+ \/ 64000 tokens\n已用 1%/);
+                assert.equal(term.section(screen, '本轮'), '0 tokens');
+                assert.equal(term.section(screen, '累计'), '0 tokens');
+                assert.match(term.rule(screen), /^─{100}$/);
+                assert.equal(term.inputRow(screen), 'You ›');
+                term.assertAligned(screen);
+
+                // ---- 打中文，光标跟在文字后面（输入法候选框靠它定位）；回车后流式回复进日志，用量变成真实数字 ----
+                const hello = '你好，GeekAgent！请介绍一下你自己';
+                fake.push({ kind: 'text', text: '✅ 收到！我是一个在终端里运行的编程助手，可以读写文件、执行命令。⭐', usage: usage(1234) });
+                term.type(hello);
+                await term.until('输入行显示中文', (s) => term.inputRow(s) === `You › ${hello}`);
+                assert.equal(term.info('#{cursor_x},#{cursor_y}'), `${cells(`You › ${hello}`)},29`);
+                term.press('Enter');
+                screen = await term.until('回复和用量', (s) => term.logText(s).includes('执行命令。⭐') && term.section(s, '累计') === '1234 tokens');
+                const log = term.logText(screen);
+                assert.ok(log.includes(`You › ${hello}`), log);
+                assert.ok(log.includes('✅ 收到！我是一个在终端里运行的编程助手'), log);
+                assert.equal(term.section(screen, '本轮'), '1234 tokens');
+                assert.equal(term.inputRow(screen), 'You ›');
+                term.assertAligned(screen);   // 这一屏有中文和 emoji，竖线仍要对齐
+                assert.deepEqual(userTexts(fake.requests.at(-1)!.body).at(-1), hello);
+
+                // ---- write 工具：输入行变成 [y/N]，答 y，文件写到磁盘上 ----
+                fake.push(
+                    { kind: 'tools', calls: [{ name: 'write', arguments: JSON.stringify({ path: '笔记.md', content: '# 标题\n第一行\n' }) }], usage: usage(100) },
+                    { kind: 'text', text: '已经写好了笔记。', usage: usage(200) },
+                );
+                term.type('帮我写一个笔记文件');
+                term.press('Enter');
+                screen = await term.until('确认提示', (s) => term.inputRow(s).startsWith('[y/N]'));
+                assert.match(term.logText(screen), /\+# 标题\+第一行确认写入 .*笔记\.md？/);
+                term.type('y');
+                term.press('Enter');
+                screen = await term.until('写入完成', (s) => term.logText(s).includes('已经写好了笔记。') && term.section(s, '累计') === '1534 tokens');
+                assert.match(term.logText(screen), /笔记\.md？ → y/);
+                assert.equal(term.section(screen, '本轮'), '300 tokens');
+                assert.equal(fs.readFileSync(path.join(term.cwd, '笔记.md'), 'utf8'), '# 标题\n第一行\n');
+
+                // ---- 慢速回复进行中：分隔线提示可取消，再打一行会排队；Esc 取消，排队的那行接着处理 ----
+                const slow = '这是一段很慢的回复，'.repeat(30);
+                const lines = Array.from({ length: 40 }, (_, i) => `第 ${i + 1} 行`);
+                fake.push({ kind: 'text', text: slow, chunkSize: 2, delayMs: 60 }, { kind: 'text', text: lines.join('\n') });
+                term.type('慢慢说');
+                term.press('Enter');
+                screen = await term.until('流式输出中', (s) => term.logText(s).includes('这是一段很慢') && term.rule(s).includes('回复中，Esc 取消'));
+                term.type('排队的消息');
+                term.press('Enter');
+                await term.until('排队提示', (s) => term.rule(s).includes('1 条排队'));
+                term.press('Escape');
+                // 最后一段文字先画出来，这一轮结束（分隔线上的提示消失）要再晚一帧
+                screen = await term.until('列出四十行且这一轮结束', (s) => term.logText(s).includes('第 40 行') && !/回复中|排队/.test(term.rule(s)), 20_000);
+                assert.ok(fake.requests.length >= 5);
+                const queued = userTexts(fake.requests.at(-1)!.body);
+                assert.equal(queued.at(-1), '排队的消息');
+                assert.ok(!queued.includes('慢慢说'), '取消的那一轮应当从历史里撤销');
+
+                // ---- 翻页：PageUp 看到更早的内容（被中断的那一行），PageDown 回到末尾 ----
+                const visible = (s: string[], text: string) => term.log(s).includes(text);
+                assert.ok(!visible(screen, '第 1 行'));
+                term.press('PPage');
+                screen = await term.until('往上翻一页', (s) => !visible(s, '第 40 行') && visible(s, '第 1 行'));
+                assert.ok(term.logText(screen).includes('（已中断，本轮已撤销）'), term.logText(screen));
+                term.press('NPage');
+                await term.until('翻回末尾', (s) => visible(s, '第 40 行') && !visible(s, '第 1 行'));
+                // 鼠标滚轮（SGR 上报，按钮 64 / 65）：一格 3 行
+                term.type('\x1b[<64;10;5M');
+                await term.until('滚轮往上', (s) => visible(s, '第 37 行') && !visible(s, '第 38 行'));
+                term.type('\x1b[<65;10;5M');
+                await term.until('滚轮回到末尾', (s) => visible(s, '第 40 行'));
+
+                // ---- 括号粘贴：多行内容成为一行输入；空闲时 Ctrl+C 先清空输入而不退出 ----
+                tmux('set-buffer', '-b', 'paste', '粘贴的第一行\n第二行');
+                tmux('paste-buffer', '-p', '-d', '-b', 'paste', '-t', term.name);
+                await term.until('粘贴进输入行', (s) => term.inputRow(s) === 'You › 粘贴的第一行 第二行');
+                term.press('C-c');
+                await term.until('输入行被清空', (s) => term.inputRow(s) === 'You ›');
+                assert.equal(term.info('#{alternate_on}'), '1');
+
+                // ---- 正在等 [y/N] 时按 Ctrl+D：视为拒绝，回滚这一轮，保存、bye、恢复原来的屏幕 ----
+                fake.push({ kind: 'tools', calls: [{ name: 'write', arguments: JSON.stringify({ path: '不该写.txt', content: 'x' }) }] });
+                term.type('再写一个');
+                term.press('Enter');
+                await term.until('第二次确认提示', (s) => term.inputRow(s).startsWith('[y/N]'));
+                term.press('C-d');
+                screen = await term.exited();
+                assertRestored(term, screen);
+                assert.match(screen.join('\n'), /已保存 1 个对话/);
+                assert.ok(!fs.existsSync(path.join(term.cwd, '不该写.txt')));
+                const saved = JSON.parse(fs.readFileSync(path.join(term.cwd, '.geekagent', 'sessions.json'), 'utf8'));
+                const history = JSON.stringify(saved.sessions[saved.current]);
+                assert.ok(history.includes('排队的消息') && !history.includes('再写一个'), '确认中退出的那一轮应当回滚后再保存');
+                assertNoRejections(fake);
+            });
+
+            test('59 列隐藏面板、60 列显示；窄屏折行；空闲时 Ctrl+D 退出', { timeout: 60_000 }, async () => {
+                const term = open(59, 20);
+                let screen = await term.until('启动', (s) => term.logText(s).includes('/help') && term.inputRow(s) === 'You ›');
+                assert.ok(screen.every((line) => !line.includes('│')), `59 列时不该有面板：\n${screen.join('\n')}`);
+                assert.match(term.rule(screen), /^─{59}$/);
+
+                const reply = '窄屏下的回复也要按显示宽度折行，中文字符不能被切成两半，也不能超出右边界。'.repeat(2);
+                fake.push({ kind: 'text', text: reply, usage: usage(42) });
+                term.type('窄屏测试');
+                term.press('Enter');
+                await term.until('窄屏回复整段可见（宽字符没有被切开或挤出右边界）', (s) => term.logText(s).includes(reply));
+
+                term.resize(60);
+                screen = await term.until('60 列出现面板', (s) => term.panel(s).includes('模型 test-model'));
+                assert.equal(term.section(screen, '累计'), '42 tokens');
+                term.assertAligned(screen);
+                term.resize(59);
+                await term.until('再变窄面板消失', (s) => s.every((line) => !line.includes('│')));
+
+                term.press('C-d');
+                screen = await term.exited();
+                // 改过窗口大小后，tmux 恢复普通屏幕时光标可能落在别处、把标记行挤进历史，所以这里不查标记
+                assertRestored(term, screen, false);
+            });
+        });
+    }
+});
