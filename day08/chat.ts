@@ -47,7 +47,8 @@ export class Chat {
      */
     async *streamReply(input: string, signal?: AbortSignal): AsyncGenerator<ReplyPiece> {
         this.history.push({ role: 'user', content: input });
-        if (historySize(this.history) > maxHistory()) {
+        // 还没有可切的 user 边界（前几轮、单个超长的一轮）时不压缩也不提示，否则每轮都会多一行空话
+        if (historySize(this.history) > maxHistory() && splitPoint(this.history) > 0) {
             // 压缩失败不影响这一轮：保留原样继续
             const message = await this.compact(signal).catch(() => '历史压缩失败：保留原样');
             yield { type: 'progress', text: `历史压缩：${message}` };

@@ -22,7 +22,8 @@ function validate(data: unknown): Archive {
         if (!ID.test(id) || !Array.isArray(messages)) throw bad();
         for (const m of messages) if (!m || typeof m !== 'object' || !ROLES.includes(m.role)) throw bad();
     }
-    if (!(d.current in d.sessions)) throw bad();
+    // hasOwn 而不是 in：current 写成 "toString" 之类时 in 会沿原型链找到它，恢复出 undefined
+    if (!Object.hasOwn(d.sessions, d.current)) throw bad();
     return d;
 }
 

@@ -108,6 +108,12 @@ export function safePath(input: string): string {
             break;
         } catch (e) {
             if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+            // 悬空的符号链接：它指向的地方才是写入会落到的位置，顺着它继续检查
+            const link = readLink(existing);
+            if (link !== null) {
+                existing = path.resolve(path.dirname(existing), link);
+                continue;
+            }
             const parent = path.dirname(existing);
             if (parent === existing) break;
             existing = parent;   // 目标还不存在：检查离它最近的已存在的祖先
@@ -115,6 +121,14 @@ export function safePath(input: string): string {
     }
     if (!inside(fs.realpathSync(root), existing)) throw new Error(`路径越界：${input}`);
     return target;
+}
+
+function readLink(p: string): string | null {
+    try {
+        return fs.readlinkSync(p);
+    } catch {
+        return null;   // 不存在，或者不是符号链接
+    }
 }
 
 /** glob 只能从根目录往下找：拒绝绝对路径模式和 .. 段。 */
