@@ -404,7 +404,8 @@ export class Tui {
     // 合并重绘：不管来了多少次请求，两帧之间至少隔 FRAME_MS
     requestRender(): void {
         if (!this.running || this.timer) return;
-        const wait = Math.max(0, FRAME_MS - (performance.now() - this.lastFrame));
+        // 向上取整：libuv 的定时器按毫秒计，16.4 会被截成 16，帧率就会略超 60
+        const wait = Math.max(0, Math.ceil(FRAME_MS - (performance.now() - this.lastFrame)));
         this.timer = setTimeout(() => { this.timer = null; this.renderNow(); }, wait);
     }
 
