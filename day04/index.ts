@@ -23,7 +23,11 @@ rl.setPrompt(paint('user', 'You › '));
 rl.on('line', (line) => queue.push(line));
 rl.on('close', () => queue.push(EOF));
 // Ctrl+C：回复进行中 → 取消这一轮；空闲时 → 退出。管道输入时收到 SIGINT 直接走退出流程。
-rl.on('SIGINT', () => (running ? running.abort() : queue.push(EOF)));
+rl.on('SIGINT', () => {
+    if (!running) return queue.push(EOF);
+    running.abort();
+    if (confirming) queue.push('');   // 正在等 [y/N]：替用户答「否」，免得它吞掉下一行输入
+});
 process.on('SIGINT', () => exit());
 
 const HELP = [
@@ -33,10 +37,13 @@ const HELP = [
 ];
 
 // Day 3：工具请求确认时，下一行输入（包括管道里排队的下一行）就是回答；y / yes 同意，其余拒绝
+let confirming = false;
 setConfirmFn(async (prompt) => {
     out('tool', prompt);
     out('tool', '[y/N] ', false);
+    confirming = true;
     const item = await queue.next();
+    confirming = false;
     const answer = item === EOF ? '' : item.trim();
     if (!interactive) out('system', answer);
     return /^(y|yes)$/i.test(answer);

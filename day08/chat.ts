@@ -79,8 +79,7 @@ export class Chat {
             }
             this.history.push(assistantWithCalls(result, calls));
             for (const call of calls) {
-                const output = await execTool(call.name, call.arguments);
-                if (signal?.aborted) throw new ApiError('已取消');
+                const output = await untilAborted(execTool(call.name, call.arguments), signal);
                 this.history.push({ role: 'tool', tool_call_id: call.id, content: output });
                 yield { type: 'progress', text: `调用工具 ${call.name} → ${shorten(output)}` };
             }
@@ -102,6 +101,20 @@ export class Chat {
         if (!result || !result.complete) throw new ApiError(result?.error ?? '流在回复完成之前就结束了');
         return result;
     }
+}
+
+/**
+ * 等工具结束，但这一轮被取消时立刻不再等：这一轮马上回滚，工具在后台自己结束
+ * （慢网页最多 15 秒；shell 命令的进程组在 Agent 退出时被杀掉）。
+ */
+function untilAborted<T>(work: Promise<T>, signal?: AbortSignal): Promise<T> {
+    if (!signal) return work;
+    return new Promise((resolve, reject) => {
+        const onAbort = () => reject(new ApiError('已取消'));
+        if (signal.aborted) return onAbort();
+        signal.addEventListener('abort', onAbort, { once: true });
+        work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    });
 }
 
 /** 补齐缺失的 id，空参数存成 "{}"；DeepSeek 思考模式要求把 reasoning_content 原样带回（D10）。 */

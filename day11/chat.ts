@@ -19,6 +19,7 @@ export class Chat {
     history: Message[] = [];
     private onUsage: (usage: Usage) => void = () => {};
     private systemPrompt: () => string = () => '';
+    private turnSignal?: AbortSignal;   // 本轮的取消信号：工具里发出的子 Agent 请求也要跟着取消
 
     constructor(private readonly cfg: Config) {}
 
@@ -33,7 +34,7 @@ export class Chat {
     }
 
     /** Day 9：子 Agent。一次非流式请求，只有子 Agent 的系统提示和任务本身，没有工具、没有历史。 */
-    async delegate(task: string, signal?: AbortSignal): Promise<string> {
+    async delegate(task: string, signal = this.turnSignal): Promise<string> {
         const { content, usage } = await complete(this.cfg, [
             { role: 'system', content: SUB_AGENT_PROMPT },
             { role: 'user', content: task },
@@ -64,8 +65,10 @@ export class Chat {
      * 已经显示出来的半截文字留在屏幕上。
      */
     async *streamReply(input: string, signal?: AbortSignal): AsyncGenerator<ReplyPiece> {
+        this.turnSignal = signal;
         this.history.push({ role: 'user', content: input });
-        if (historySize(this.history) > maxHistory()) {
+        // 还没有可切的 user 边界（前几轮、单个超长的一轮）时不压缩也不提示，否则每轮都会多一行空话
+        if (historySize(this.history) > maxHistory() && splitPoint(this.history) > 0) {
             // 压缩失败不影响这一轮：保留原样继续
             const message = await this.compact(signal).catch(() => '历史压缩失败：保留原样');
             yield { type: 'progress', text: `历史压缩：${message}` };
@@ -101,8 +104,7 @@ export class Chat {
             this.history.push(assistantWithCalls(result, calls));
             forceTodo = calls.some((c) => c.name === 'delegate_task');
             for (const call of calls) {
-                const output = await execTool(call.name, call.arguments);
-                if (signal?.aborted) throw new ApiError('已取消');
+                const output = await untilAborted(execTool(call.name, call.arguments), signal);
                 this.history.push({ role: 'tool', tool_call_id: call.id, content: output });
                 yield { type: 'progress', text: `调用工具 ${call.name} → ${shorten(output)}` };
             }
@@ -126,6 +128,20 @@ export class Chat {
         if (!result || !result.complete) throw new ApiError(result?.error ?? '流在回复完成之前就结束了');
         return result;
     }
+}
+
+/**
+ * 等工具结束，但这一轮被取消时立刻不再等：这一轮马上回滚，工具在后台自己结束
+ * （慢网页最多 15 秒；shell 命令的进程组在 Agent 退出时被杀掉）。
+ */
+function untilAborted<T>(work: Promise<T>, signal?: AbortSignal): Promise<T> {
+    if (!signal) return work;
+    return new Promise((resolve, reject) => {
+        const onAbort = () => reject(new ApiError('已取消'));
+        if (signal.aborted) return onAbort();
+        signal.addEventListener('abort', onAbort, { once: true });
+        work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    });
 }
 
 /** 补齐缺失的 id，空参数存成 "{}"；DeepSeek 思考模式要求把 reasoning_content 原样带回（D10）。 */

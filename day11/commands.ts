@@ -124,7 +124,9 @@ export async function runCommand(line: string, { chat, sessions, ui }: CommandCo
             try {
                 const skill = useSkill(arg);
                 const bundled = skill.tools.map((t) => t.name).join(', ') || '无';
-                ui.print('tool', `已加载技能 ${skill.name}（自带：${bundled}；内置：${skill.whitelist.join(', ') || '全部'}）`);
+                // 只列真正生效的名字：白名单里不认识的工具名被忽略，一个都不认识就是全部工具
+                const builtins = skill.whitelist.filter((n) => listTools().some((t) => t.name === n));
+                ui.print('tool', `已加载技能 ${skill.name}（自带：${bundled}；内置：${builtins.join(', ') || '全部'}）`);
             } catch (e) {
                 fail(`加载失败：${(e as Error).message}`);
             }

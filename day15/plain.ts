@@ -13,9 +13,11 @@ export function createPlain(queue: InputQueue, hooks: { onCancel(): boolean; onE
     rl.on('close', () => queue.push(EOF));
     // Ctrl+C：回复进行中 → 取消这一轮；空闲时 → 退出
     rl.on('SIGINT', () => {
-        if (!hooks.onCancel()) hooks.onExit();
+        if (!hooks.onCancel()) return hooks.onExit();
+        if (confirming) queue.push('');   // 正在等 [y/N]：替用户答「否」，免得它吞掉下一行输入
     });
     let last = '';
+    let confirming = false;
 
     return {
         prompt() {
@@ -51,7 +53,9 @@ export function createPlain(queue: InputQueue, hooks: { onCancel(): boolean; onE
         async confirm(prompt: string) {
             out('tool', prompt);
             out('tool', '[y/N] ', false);
+            confirming = true;
             const item = await queue.next();
+            confirming = false;
             const answer = item === EOF ? '' : item.trim();
             if (!interactive) out('system', answer);
             return /^(y|yes)$/i.test(answer);

@@ -30,6 +30,16 @@ registerTool({
     },
 });
 
+// 还在运行的命令的进程组：Agent 退出时（包括取消一轮后马上退出）一并杀掉，不留孤儿进程
+const running = new Set<number>();
+process.on('exit', () => {
+    for (const pid of running) {
+        try {
+            process.kill(-pid, 'SIGKILL');
+        } catch { /* 已经结束 */ }
+    }
+});
+
 /**
  * 用 sh -c 执行，子进程单独成组（detached），超时或输出过多时杀掉整组，
  * 这样命令里再启动的子进程也不会残留。子进程的 stdin 不接 Agent 的输入。
@@ -37,6 +47,7 @@ registerTool({
 export function runShell(command: string, timeoutMs = SHELL_TIMEOUT_MS): Promise<string> {
     return new Promise((resolve) => {
         const child = spawn('/bin/sh', ['-c', command], { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+        running.add(child.pid!);
         const out: Buffer[] = [];
         const errOut: Buffer[] = [];
         let bytes = 0;
@@ -61,6 +72,7 @@ export function runShell(command: string, timeoutMs = SHELL_TIMEOUT_MS): Promise
         });
         child.on('close', (code, signal) => {
             clearTimeout(timer);
+            running.delete(child.pid!);
             if (!failure && code !== 0) failure = signal ? `被信号 ${signal} 终止` : `退出码 ${code}`;
             const text = [Buffer.concat(out).toString(), Buffer.concat(errOut).toString()]
                 .map((s) => s.trimEnd())

@@ -25,7 +25,7 @@ let active: Skill | null = null;
 export function parseSkill(name: string, text: string): Omit<Skill, 'tools'> {
     const lines = text.replace(/\r\n/g, '\n').split('\n');
     if (lines[0].trim() !== '---') throw new Error('SKILL.md 必须以 --- 开头');
-    const end = lines.indexOf('---', 1);
+    const end = lines.findIndex((line, i) => i > 0 && line.trim() === '---');   // 和开头一样，容忍行尾空白
     if (end === -1) throw new Error('SKILL.md 的头部缺少结束的 ---');
     let description = '';
     const whitelist: string[] = [];
@@ -73,6 +73,11 @@ export function activeSkill(): Skill | null {
 export function useSkill(name: string): Skill {
     const skill = skills.get(name);
     if (!skill) throw new Error(`未知技能：${name}`);
+    // 先查重名再动注册表：注册到一半才失败会留下卸不掉的工具。失败时什么都不变，原来的技能照旧启用
+    const taken = new Set(listTools().map((t) => t.name));
+    for (const tool of active?.tools ?? []) taken.delete(tool.name);
+    const clash = skill.tools.find((t) => taken.has(t.name));
+    if (clash) throw new Error(`自带工具 ${clash.name} 与已有工具重名`);
     unuseSkill();
     for (const tool of skill.tools) {
         ensureToolPolicy(tool.name, 'ask');   // 只在内存里设默认值，不写回文件；用户文件里有条目时以文件为准
