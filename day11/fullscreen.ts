@@ -22,11 +22,21 @@ export interface PanelSource {
     instructions: string;
 }
 
+// 面板每帧都重建（流式输出时每秒最多 60 次），而历史只在整条消息进出时才变：
+// 按数组对象和长度缓存上下文估算，免得每帧都把整个历史 JSON 序列化一遍
+let contextCache = { history: null as unknown, length: -1, value: { tokens: 0, percent: 1 } };
+function contextOf(history: unknown[]): { tokens: number; percent: number } {
+    if (contextCache.history !== history || contextCache.length !== history.length) {
+        contextCache = { history, length: history.length, value: UsageMeter.context(JSON.stringify(history)) };
+    }
+    return contextCache.value;
+}
+
 /** 面板各行（'─ ' 开头的是分节线，约定见 tui.ts）。每帧都从状态重新算，不单独存。 */
 export function panelLines({ cfg, chat, sessions, usage, instructions }: PanelSource): string[] {
     let root = permissionRoot();
     if (displayWidth(root) > 18) root = '…/' + path.basename(root);
-    const context = UsageMeter.context(JSON.stringify(chat.history));
+    const context = contextOf(chat.history);
     return [
         `模型 ${cfg.model}`,
         `对话 ${sessions.currentId}`,
