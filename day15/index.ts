@@ -1,22 +1,22 @@
 // 入口：只做组装。两个终端都是 TTY 时用全屏界面，否则用行模式 REPL（D3）。
 import { Chat } from './chat.js';
+import { err } from './color.js';
 import { runCommand } from './commands.js';
 import { loadConfig } from './config.js';
 import type { FrontEnd } from './frontend.js';
 import { createFullScreen } from './fullscreen.js';
 import { EOF, InputQueue } from './input.js';
+import { buildSystemPrompt, loadInstructions } from './instructions.js';
+import { setNoticeHandler } from './llm.js';
 import './lookup.js';
 import { forceKillAll } from './mcp.js';
 import { createMcp, startMcp } from './mcp-setup.js';
-import { buildSystemPrompt, loadInstructions } from './instructions.js';
-import { setNoticeHandler } from './llm.js';
 import { loadMemory, recallMemory, registerMemoryTools } from './memory.js';
 import { loadPermissions, setupPermissions, type PermissionConfig } from './permissions.js';
 import { createPlain } from './plain.js';
 import { registerPlanningTools } from './planning.js';
 import { loadRag } from './rag.js';
 import { Sessions } from './sessions.js';
-import { err } from './color.js';
 import { activeSkill, listSkills, loadSkills } from './skills.js';
 import './shell.js';
 import './files.js';
