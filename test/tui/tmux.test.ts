@@ -230,6 +230,8 @@ describe('tmux 里的全屏界面', { skip }, () => {
                 assert.equal(term.info('#{mouse_sgr_flag}'), '1', '应当打开 SGR 鼠标上报');
                 assert.match(term.logText(screen), /GeekAgent Day/);
                 assert.match(term.panel(screen).join('\n'), /\n\d+ \/ 64000 tokens\n已用 1%/);
+                const contextTokens = (s: string[]) => Number(/(\d+) \/ 64000 tokens/.exec(term.panel(s).join('\n'))?.[1]);
+                const contextAtStart = contextTokens(screen);
                 assert.equal(term.section(screen, '本轮'), '0 tokens');
                 assert.equal(term.section(screen, '累计'), '0 tokens');
                 assert.match(term.rule(screen), /^─{100}$/);
@@ -248,6 +250,8 @@ describe('tmux 里的全屏界面', { skip }, () => {
                 assert.ok(log.includes(`You › ${hello}`), log);
                 assert.ok(log.includes('✅ 收到！我是一个在终端里运行的编程助手'), log);
                 assert.equal(term.section(screen, '本轮'), '1234 tokens');
+                // 上下文估算跟着历史变：这一问一答进了历史，估算值必须变大（面板按历史缓存，不能一直显示旧值）
+                assert.ok(contextTokens(screen) > contextAtStart, `上下文估算没有更新：${contextAtStart} → ${contextTokens(screen)}`);
                 assert.equal(term.inputRow(screen), 'You ›');
                 term.assertAligned(screen);   // 这一屏有中文和 emoji，竖线仍要对齐
                 assert.deepEqual(userTexts(fake.requests.at(-1)!.body).at(-1), hello);
