@@ -1,7 +1,7 @@
 // Day 4 的命令行 REPL，Day 8 起作为 stdin 或 stdout 不是终端时的前端（D3）。
 import readline from 'node:readline';
 import type { ReplyPiece } from './chat.js';
-import { colorEnabled, err, out, paint, type Colour } from './color.js';
+import { colorEnabled, err, out, paint, type Color } from './color.js';
 import type { FrontEnd } from './frontend.js';
 import { EOF, type InputQueue } from './input.js';
 
@@ -23,9 +23,9 @@ export function createPlain(queue: InputQueue, hooks: { onCancel(): boolean; onE
         prompt() {
             if (interactive && queue.size === 0) rl.prompt();
         },
-        print(colour: Colour, text: string) {
-            if (colour === 'error') err('error', text);
-            else out(colour, text);
+        print(color: Color, text: string) {
+            if (color === 'error') err('error', text);
+            else out(color, text);
         },
         piece(piece: ReplyPiece) {
             // 思考内容变暗（无颜色时以「思考：」开头），正文绿色，进度行黄色

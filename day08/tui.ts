@@ -5,9 +5,9 @@ import {
     KeyDecoder, charWidth, displayWidth, padToWidth, truncateToWidth, wrapText, type Key,
 } from './term.js';
 
-export type Colour = 'user' | 'model' | 'tool' | 'system' | 'reasoning' | 'error';
+export type Color = 'user' | 'model' | 'tool' | 'system' | 'reasoning' | 'error';
 
-const SGR: Record<Colour, string> = {
+const SGR: Record<Color, string> = {
     user: '36', model: '32', tool: '33', system: '90', reasoning: '2', error: '31',
 };
 const paint = (code: string, text: string): string => `\x1b[${code}m${text}\x1b[0m`;
@@ -23,7 +23,7 @@ const ESC_WAIT_MS = 30;             // 单独的 ESC 等这么久没有下文，
 
 interface Entry {
     text: string;
-    colour: Colour;
+    color: Color;
     width: number;   // rows 是按这个宽度折出来的
     rows: string[];
     fresh: string;   // 上次折行之后追加的文字
@@ -53,23 +53,23 @@ export class Log {
         return this.entries[seq - this.first].text;
     }
 
-    colour(seq: number): Colour {
-        return this.entries[seq - this.first].colour;
+    color(seq: number): Color {
+        return this.entries[seq - this.first].color;
     }
 
-    append(text: string, colour: Colour): void {
-        for (const line of clean(text).split('\n')) this.push(line, colour);
+    append(text: string, color: Color): void {
+        for (const line of clean(text).split('\n')) this.push(line, color);
     }
 
     // 流式输出：颜色相同就接在最后一条后面（里面的换行交给折行处理），否则另起一条
-    appendInline(text: string, colour: Colour): void {
+    appendInline(text: string, color: Color): void {
         const last = this.entries[this.entries.length - 1];
         const add = clean(text);
-        if (last && last.colour === colour) {
+        if (last && last.color === color) {
             last.text += add;
             last.fresh += add;
         } else {
-            this.push(add, colour);
+            this.push(add, color);
         }
     }
 
@@ -87,8 +87,8 @@ export class Log {
         return e.rows;
     }
 
-    private push(text: string, colour: Colour): void {
-        this.entries.push({ text, colour, width: 0, rows: [], fresh: '' });
+    private push(text: string, color: Color): void {
+        this.entries.push({ text, color, width: 0, rows: [], fresh: '' });
         if (this.entries.length > LOG_LIMIT) {
             const drop = this.entries.length - LOG_LIMIT;
             this.entries.splice(0, drop);
@@ -199,8 +199,8 @@ function inputView(state: TuiState, cols: number): { text: string; cursorCol: nu
     for (let i = 0; i < state.cursor; i++) left += charWidth(state.input[i].codePointAt(0)!);
     while (left > room && start < state.cursor) left -= charWidth(state.input[start++].codePointAt(0)!);
     const shown = truncateToWidth(state.input.slice(start).join(''), room);
-    const colour = state.confirming ? SGR.tool : SGR.user;
-    return { text: paint(colour, prompt) + shown, cursorCol: Math.min(cols - 1, promptWidth + left) };
+    const color = state.confirming ? SGR.tool : SGR.user;
+    return { text: paint(color, prompt) + shown, cursorCol: Math.min(cols - 1, promptWidth + left) };
 }
 
 // 一帧 = (状态, 列数, 行数) 的纯函数，返回每个屏幕行的文字（含颜色）。
@@ -210,7 +210,7 @@ export function renderFrame(state: TuiState, cols: number, rows: number): string
     const visible: string[] = [];
     const top = viewTop(state, L.textWidth, L.bodyRows);
     for (let seq = top.seq, row = top.row; seq < state.log.end && visible.length < L.bodyRows; seq++, row = 0) {
-        const code = SGR[state.log.colour(seq)];
+        const code = SGR[state.log.color(seq)];
         const wrapped = state.log.rows(seq, L.textWidth);
         for (; row < wrapped.length && visible.length < L.bodyRows; row++) {
             visible.push(paint(code, padToWidth(wrapped[row], L.textWidth)));
@@ -366,13 +366,13 @@ export class Tui {
         this.restore();
     }
 
-    append(text: string, colour: Colour): void {
-        this.state.log.append(text, colour);
+    append(text: string, color: Color): void {
+        this.state.log.append(text, color);
         this.requestRender();
     }
 
-    appendInline(text: string, colour: Colour): void {
-        this.state.log.appendInline(text, colour);
+    appendInline(text: string, color: Color): void {
+        this.state.log.appendInline(text, color);
         this.requestRender();
     }
 
@@ -396,7 +396,7 @@ export class Tui {
         const q = this.question;
         this.question = null;
         const log = this.state.log;
-        if (q && q.seq === log.end - 1 && log.colour(q.seq) === 'tool') log.appendInline(mark, 'tool');
+        if (q && q.seq === log.end - 1 && log.color(q.seq) === 'tool') log.appendInline(mark, 'tool');
         else log.append((q?.text ?? '确认') + mark, 'tool');
         this.setConfirming(false);
     }

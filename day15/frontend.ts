@@ -1,10 +1,10 @@
 // Day 7：两个前端（全屏界面、行模式 REPL）共同的接口。index.ts 只和这个接口打交道。
 import type { ReplyPiece } from './chat.js';
-import type { Colour } from './color.js';
+import type { Color } from './color.js';
 
 export interface FrontEnd {
     /** 整行输出（命令结果、错误、提示）。 */
-    print(colour: Colour, text: string): void;
+    print(color: Color, text: string): void;
     /** 流式片段：模型文字、思考、进度行、提示。 */
     piece(piece: ReplyPiece): void;
     /** 一次回复结束（换行、最后一帧）。 */

@@ -1,7 +1,7 @@
 // Day 7：全屏界面前端：把 Tui（tui.ts）接到输入队列、确认提示和用量面板上。
 import path from 'node:path';
 import type { Chat, ReplyPiece } from './chat.js';
-import type { Colour } from './color.js';
+import type { Color } from './color.js';
 import type { Config } from './config.js';
 import type { FrontEnd } from './frontend.js';
 import { EOF, type InputQueue } from './input.js';
@@ -83,8 +83,8 @@ export function createFullScreen(
     tui.start();
 
     return {
-        print(colour: Colour, text: string) {
-            tui.append(text, colour);
+        print(color: Color, text: string) {
+            tui.append(text, color);
         },
         piece(piece: ReplyPiece) {
             if (piece.type === 'progress') tui.append(`[${piece.text}]`, 'tool');

@@ -573,7 +573,7 @@ export function mcpToolName(server: string, tool: string, taken: (name: string) 
 }
 
 // 复制一份再改，不动服务器的对象；根必须是带 properties 的 object，否则 OpenAI 拒绝整个请求
-export function normaliseSchema(schema: unknown, note: (text: string) => void = () => {}): Json {
+export function normalizeSchema(schema: unknown, note: (text: string) => void = () => {}): Json {
     if (!isObject(schema)) return { type: 'object', properties: {} };
     const { $schema: _ignored, ...out } = schema;
     if (out.type === undefined || (Array.isArray(out.type) && out.type.includes('object'))) out.type = 'object';
@@ -690,7 +690,7 @@ function makeTool(manager: McpManager, server: McpServer, info: McpToolInfo, nam
     return {
         name,
         description: `[MCP:${server.name}] ${info.description || info.title || info.name}`,
-        parameters: normaliseSchema(info.inputSchema, (text) => server.log(`${info.name}：${text}`)),
+        parameters: normalizeSchema(info.inputSchema, (text) => server.log(`${info.name}：${text}`)),
         authorizes: true,
         async run(args) {
             // 标注只是服务器自己的说法，仅供用户参考，从不改变权限策略

@@ -237,17 +237,17 @@ export function truncateToWidth(text: string, width: number, ellipsis = ''): str
     const room = Math.max(0, width - displayWidth(ellipsis));
     let out = '';
     let used = 0;
-    let coloured = false;
+    let colored = false;
     for (let i = 0; i < text.length;) {
         const len = unitLength(text, i);
         const cw = unitWidth(text, i);
-        if (text.charCodeAt(i) === 0x1b) coloured = true;
+        if (text.charCodeAt(i) === 0x1b) colored = true;
         else if (used + cw > room) break;
         out += text.slice(i, i + len);
         used += cw;
         i += len;
     }
-    return out + ellipsis + (coloured ? '\x1b[0m' : '');
+    return out + ellipsis + (colored ? '\x1b[0m' : '');
 }
 
 // 截断后再用空格补齐到正好 width 列，面板和日志靠它对齐

@@ -4,7 +4,7 @@ import { writeFileSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
     RequestTable, RpcError, capText, convertResult, expandVars, loadMcpConfig, mcpPanelText, mcpStatusText,
-    mcpToolName, normaliseSchema, McpManager,
+    mcpToolName, normalizeSchema, McpManager,
 } from '../../day15/mcp.js';
 import { tempDir } from './util.js';
 
@@ -80,17 +80,17 @@ describe('工具名', () => {
 
 describe('输入模式规范化', () => {
     it('各种不规范写法', () => {
-        assert.deepEqual(normaliseSchema(undefined), { type: 'object', properties: {} });
-        assert.deepEqual(normaliseSchema(null), { type: 'object', properties: {} });
-        assert.deepEqual(normaliseSchema({ type: 'object' }), { type: 'object', properties: {} });
+        assert.deepEqual(normalizeSchema(undefined), { type: 'object', properties: {} });
+        assert.deepEqual(normalizeSchema(null), { type: 'object', properties: {} });
+        assert.deepEqual(normalizeSchema({ type: 'object' }), { type: 'object', properties: {} });
         const original = { $schema: 'x', type: 'object', properties: { a: { type: 'string' }, t: true, f: false, bad: 3 }, required: ['a', 'zzz', 7, 'toString'] };
         const copy = structuredClone(original);
-        assert.deepEqual(normaliseSchema(original), { type: 'object', properties: { a: { type: 'string' }, t: {}, f: {} }, required: ['a'] });
+        assert.deepEqual(normalizeSchema(original), { type: 'object', properties: { a: { type: 'string' }, t: {}, f: {} }, required: ['a'] });
         assert.deepEqual(original, copy, '服务器的对象不能被修改');
         const notes: string[] = [];
-        assert.deepEqual(normaliseSchema({ type: 'array' }, (n) => notes.push(n)), { type: 'object', properties: {} });
+        assert.deepEqual(normalizeSchema({ type: 'array' }, (n) => notes.push(n)), { type: 'object', properties: {} });
         assert.deepEqual(notes, ['不可用的输入模式']);
-        assert.deepEqual(normaliseSchema({ type: ['object', 'null'], properties: { n: { type: ['boolean', 'string'] } } }),
+        assert.deepEqual(normalizeSchema({ type: ['object', 'null'], properties: { n: { type: ['boolean', 'string'] } } }),
             { type: 'object', properties: { n: { type: ['boolean', 'string'] } } });
     });
 });
