@@ -3,12 +3,13 @@ import path from 'node:path';
 import type { Chat, ReplyPiece } from './chat.js';
 import type { Color } from './color.js';
 import type { Config } from './config.js';
+import { confirmAnswer } from './editor.js';
 import type { FrontEnd } from './frontend.js';
 import { EOF, type InputQueue } from './input.js';
 import { permissionRoot } from './permissions.js';
 import type { Sessions } from './sessions.js';
 import { displayWidth } from './term.js';
-import { confirmAnswer, Tui } from './tui.js';
+import { Tui } from './tui.js';
 import { CONTEXT_WINDOW, UsageMeter } from './usage.js';
 
 export interface PanelSource {
@@ -28,8 +29,8 @@ function contextOf(history: unknown[]): { tokens: number; percent: number } {
     return contextCache.value;
 }
 
-/** 面板各行（'─ ' 开头的是分节线，约定见 tui.ts）。每帧都从状态重新算，不单独存。 */
-export function panelLines({ cfg, chat, sessions, usage }: PanelSource): string[] {
+/** 面板各行（'─ ' 开头的是分节线，约定见 render.ts）。每帧都从状态重新算，不单独存。 */
+function panelLines({ cfg, chat, sessions, usage }: PanelSource): string[] {
     let root = permissionRoot();
     if (displayWidth(root) > 18) root = '…/' + path.basename(root);
     const context = contextOf(chat.history);
@@ -51,7 +52,6 @@ export function createFullScreen(
     queue: InputQueue,
     hooks: { onCancel(): boolean; onExit(): void },
     source: PanelSource,
-    panel: (source: PanelSource) => string[] = panelLines,
 ): FrontEnd {
     const tui = new Tui({
         input: process.stdin,
@@ -66,7 +66,7 @@ export function createFullScreen(
             hooks.onCancel();
         },
         onExit: hooks.onExit,
-        panel: () => panel(source),
+        panel: () => panelLines(source),
     });
     tui.start();
 

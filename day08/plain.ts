@@ -1,4 +1,4 @@
-// Day 4 的命令行 REPL，Day 8 起作为 stdin 或 stdout 不是终端时的前端（D3）。
+// Day 4 的命令行 REPL，Day 7 起作为 stdin 或 stdout 不是终端时的前端。
 import readline from 'node:readline';
 import type { ReplyPiece } from './chat.js';
 import { colorEnabled, err, out, paint, type Color } from './color.js';

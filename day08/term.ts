@@ -133,13 +133,8 @@ export class KeyDecoder {
 
 // ---------- 显示宽度 ----------
 
-// CSI（颜色、光标移动）、OSC（标题、超链接）和两字节的 ESC 序列
-const ANSI_ALL = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])/g;
-const ANSI_AT = new RegExp(ANSI_ALL.source, 'y');
-
-export function stripAnsi(text: string): string {
-    return text.replace(ANSI_ALL, '');
-}
+// CSI（颜色、光标移动）、OSC（标题、超链接）和两字节的 ESC 序列。y 标志让它只在给定位置匹配：unitLength 靠它认出一整个序列
+const ANSI_AT = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])/y;
 
 // 占两列的范围（东亚宽字符、全角、常见 emoji）。这是近似：终端自己的宽度表可能略有不同，
 // 例如 emoji 的 ZWJ 组合序列在这里会按多个字符算宽度。
@@ -232,9 +227,8 @@ export function wrapText(text: string, width: number): string[] {
 }
 
 // 截到不超过 width 列；宽字符放不下就整个不要（不会出现半个字）。被截掉的文字里若有颜色，补一个复位。
-export function truncateToWidth(text: string, width: number, ellipsis = ''): string {
+export function truncateToWidth(text: string, width: number): string {
     if (displayWidth(text) <= width) return text;
-    const room = Math.max(0, width - displayWidth(ellipsis));
     let out = '';
     let used = 0;
     let colored = false;
@@ -242,12 +236,12 @@ export function truncateToWidth(text: string, width: number, ellipsis = ''): str
         const len = unitLength(text, i);
         const cw = unitWidth(text, i);
         if (text.charCodeAt(i) === 0x1b) colored = true;
-        else if (used + cw > room) break;
+        else if (used + cw > width) break;
         out += text.slice(i, i + len);
         used += cw;
         i += len;
     }
-    return out + ellipsis + (colored ? '\x1b[0m' : '');
+    return out + (colored ? '\x1b[0m' : '');
 }
 
 // 截断后再用空格补齐到正好 width 列，面板和日志靠它对齐

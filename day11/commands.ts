@@ -1,4 +1,5 @@
-// 斜杠命令。每条命令先把 Chat 当前的历史同步回 Sessions（压缩可能换掉了数组对象）。
+// 斜杠命令：一张表，命令名 → 参数、说明、处理函数。/help 的内容从这张表生成，后面几天往表里加命令。
+// 每条命令先把 Chat 当前的历史同步回 Sessions（压缩可能换掉了数组对象）。
 import type { Chat } from './chat.js';
 import type { FrontEnd } from './frontend.js';
 import { getMemories } from './memory.js';
@@ -15,128 +16,164 @@ export interface CommandContext {
     ui: FrontEnd;
 }
 
-const HELP = [
-    '/help            显示帮助',
-    '/reset           清空当前对话',
-    '/compact         立即压缩历史（超过 GEEKAGENT_MAX_HISTORY 字符时每轮开始前也会自动压缩）',
-    '/new <id>        新建对话并切换过去',
-    '/sessions        列出所有对话',
-    '/open <id>       切换到某个对话',
-    '/save            保存所有对话到 .geekagent/sessions.json',
-    '/load            从 .geekagent/sessions.json 恢复',
-    '/undo            撤销最近一次确认过的 write / patch',
-    '/todos           查看 TODO 清单',
-    '/memory          查看长期记忆',
-    '/skills          列出技能',
-    '/use <name>      启用一个技能',
-    '/unuse           停用当前技能',
-    '/exit            保存并退出（Ctrl+D、Ctrl+C 也可以）',
-    `权限配置：${PERMISSIONS_FILE}（每个工具 allow / ask / deny）`,
-];
+// 处理函数拿到的：上下文、命令名后面按空白拆开的参数、两个输出的简写
+interface Call extends CommandContext {
+    args: string[];
+    info(text: string): void;
+    fail(text: string): void;
+}
 
-/** 执行一条命令；返回 false 表示要退出。 */
-export async function runCommand(line: string, { chat, sessions, ui }: CommandContext): Promise<boolean> {
-    const [name, arg] = line.split(/\s+/);
-    sessions.sync(chat.history);
-    const info = (text: string) => ui.print('system', text);
-    const fail = (text: string) => ui.print('error', text);
-    switch (name) {
-        case '/exit':
-            return false;
-        case '/help':
-            info(HELP.join('\n'));
+interface Command {
+    args?: string;      // 帮助里写在命令名后面，例如 '<id>'
+    help: string;
+    failure?: string;   // 处理函数抛错时，错误信息前面加上「failure：」
+    run(call: Call): void | boolean | Promise<void>;   // 返回 false 表示要退出
+}
+
+const COMMANDS: Record<string, Command> = {
+    '/help': {
+        help: '显示帮助',
+        run({ info }) {
+            info(helpText());
             info('可用工具：\n' + listTools().map((t) => `  ${t.name}  ${t.description}`).join('\n'));
-            break;
-        case '/reset':
+        },
+    },
+    '/reset': {
+        help: '清空当前对话',
+        run({ chat, sessions, info }) {
             chat.reset();
             sessions.sync(chat.history);
             info('（对话历史已清空，长期记忆保留）');
-            break;
-        case '/compact':
-            try {
-                ui.print('tool', `[${await chat.compact()}]`);
-            } catch (e) {
-                fail(`历史压缩失败：${(e as Error).message}`);
-            }
-            break;
-        case '/new':
-            if (!arg) return info('用法：/new <id>'), true;
-            try {
-                chat.history = sessions.create(arg, chat.history);
-                info(`（已新建并切换到对话 ${arg}）`);
-            } catch (e) {
-                fail(`新建失败：${(e as Error).message}`);
-            }
-            break;
-        case '/sessions':
+        },
+    },
+    '/compact': {
+        help: '立即压缩历史（超过 GEEKAGENT_MAX_HISTORY 字符时每轮开始前也会自动压缩）',
+        failure: '历史压缩失败',
+        async run({ chat, ui }) {
+            ui.print('tool', `[${await chat.compact()}]`);
+        },
+    },
+    '/new': {
+        args: '<id>',
+        help: '新建对话并切换过去',
+        failure: '新建失败',
+        run({ chat, sessions, info, args: [id] }) {
+            if (!id) return info('用法：/new <id>');
+            chat.history = sessions.create(id, chat.history);
+            info(`（已新建并切换到对话 ${id}）`);
+        },
+    },
+    '/sessions': {
+        help: '列出所有对话',
+        run({ chat, sessions, info }) {
             info(['对话：', ...sessions.list(chat.history).map((s) => `${s.current ? '*' : ' '} ${s.id}（${s.count} 条消息）`)].join('\n'));
-            break;
-        case '/open':
-            if (!arg) return info('用法：/open <id>'), true;
-            try {
-                chat.history = sessions.open(arg, chat.history);
-                info(`（已切换到对话 ${arg}，${chat.history.length} 条消息）`);
-            } catch (e) {
-                fail(`打开失败：${(e as Error).message}`);
-            }
-            break;
-        case '/save':
-            try {
-                info(`（已保存 ${sessions.save(chat.history)} 个对话到 ${Sessions.path()}）`);
-            } catch (e) {
-                fail((e as Error).message);
-            }
-            break;
-        case '/load':
-            try {
-                const messages = sessions.load();
-                if (!messages) info('还没有保存过对话');
-                else {
-                    chat.history = messages;
-                    info(`（已从 ${Sessions.path()} 恢复 ${sessions.size} 个对话，当前：${sessions.currentId}）`);
-                }
-            } catch (e) {
-                fail((e as Error).message);
-            }
-            break;
-        case '/undo':
-            try {
-                info(`（${undo()}）`);
-            } catch (e) {
-                fail(`撤销失败：${(e as Error).message}`);
-            }
-            break;
-        case '/todos':
+        },
+    },
+    '/open': {
+        args: '<id>',
+        help: '切换到某个对话',
+        failure: '打开失败',
+        run({ chat, sessions, info, args: [id] }) {
+            if (!id) return info('用法：/open <id>');
+            chat.history = sessions.open(id, chat.history);
+            info(`（已切换到对话 ${id}，${chat.history.length} 条消息）`);
+        },
+    },
+    '/save': {
+        help: '保存所有对话到 .geekagent/sessions.json',
+        run({ chat, sessions, info }) {
+            info(`（已保存 ${sessions.save(chat.history)} 个对话到 ${Sessions.path()}）`);
+        },
+    },
+    '/load': {
+        help: '从 .geekagent/sessions.json 恢复',
+        run({ chat, sessions, info }) {
+            const messages = sessions.load();
+            if (!messages) return info('还没有保存过对话');
+            chat.history = messages;
+            info(`（已从 ${Sessions.path()} 恢复 ${sessions.size} 个对话，当前：${sessions.currentId}）`);
+        },
+    },
+    '/undo': {
+        help: '撤销最近一次确认过的 write / patch',
+        failure: '撤销失败',
+        run({ info }) {
+            info(`（${undo()}）`);
+        },
+    },
+    '/todos': {
+        help: '查看 TODO 清单',
+        run({ info }) {
             info(getTodos().length ? ['TODO：', ...formatTodos()].join('\n') : '（还没有 TODO）');
-            break;
-        case '/memory':
-            // 只给用户看，不发给模型
+        },
+    },
+    '/memory': {
+        help: '查看长期记忆',
+        // 只给用户看，不发给模型
+        run({ info }) {
             info(getMemories().length ? ['长期记忆：', ...getMemories().map((m, i) => `${i + 1}. ${m}`)].join('\n') : '（还没有长期记忆）');
-            break;
-        case '/skills': {
+        },
+    },
+    '/skills': {
+        help: '列出技能',
+        run({ info }) {
             const all = listSkills();
-            if (all.length === 0) info('（skills/ 下还没有技能）');
-            else info(['可用技能（来自 skills/，用 /use 加载）：', ...all.map((k) => `${k === activeSkill() ? '*' : ' '} ${k.name} — ${k.description}`)].join('\n'));
-            break;
-        }
-        case '/use':
-            if (!arg) return info('用法：/use <技能名>（见 /skills）'), true;
-            try {
-                const skill = useSkill(arg);
-                const bundled = skill.tools.map((t) => t.name).join(', ') || '无';
-                // 只列真正生效的名字：白名单里不认识的工具名被忽略，一个都不认识就是全部工具
-                const builtins = skill.whitelist.filter((n) => listTools().some((t) => t.name === n));
-                ui.print('tool', `已加载技能 ${skill.name}（自带：${bundled}；内置：${builtins.join(', ') || '全部'}）`);
-            } catch (e) {
-                fail(`加载失败：${(e as Error).message}`);
-            }
-            break;
-        case '/unuse':
+            if (all.length === 0) return info('（skills/ 下还没有技能）');
+            info(['可用技能（来自 skills/，用 /use 加载）：', ...all.map((k) => `${k === activeSkill() ? '*' : ' '} ${k.name} — ${k.description}`)].join('\n'));
+        },
+    },
+    '/use': {
+        args: '<name>',
+        help: '启用一个技能',
+        failure: '加载失败',
+        run({ ui, info, args: [name] }) {
+            if (!name) return info('用法：/use <技能名>（见 /skills）');
+            const skill = useSkill(name);
+            const bundled = skill.tools.map((t) => t.name).join(', ') || '无';
+            // 只列真正生效的名字：白名单里不认识的工具名被忽略，一个都不认识就是全部工具
+            const builtins = skill.whitelist.filter((n) => listTools().some((t) => t.name === n));
+            ui.print('tool', `已加载技能 ${skill.name}（自带：${bundled}；内置：${builtins.join(', ') || '全部'}）`);
+        },
+    },
+    '/unuse': {
+        help: '停用当前技能',
+        run({ ui }) {
             unuseSkill();
             ui.print('tool', '（技能已卸载，恢复默认行为）');
-            break;
-        default:
-            info(`未知命令：${name}（输入 /help 查看）`);
+        },
+    },
+    '/exit': {
+        help: '保存并退出（Ctrl+D、Ctrl+C 也可以）',
+        run: () => false,
+    },
+};
+
+// 每条命令一行：命令名和参数占 17 列，后面是说明
+function helpText(): string {
+    const lines = Object.entries(COMMANDS).map(([name, c]) => (c.args ? `${name} ${c.args}` : name).padEnd(17) + c.help);
+    return [...lines, `权限配置：${PERMISSIONS_FILE}（每个工具 allow / ask / deny）`].join('\n');
+}
+
+/** 执行一条命令；返回 false 表示要退出。 */
+export async function runCommand(line: string, context: CommandContext): Promise<boolean> {
+    const [name, ...args] = line.split(/\s+/);
+    const { chat, sessions, ui } = context;
+    sessions.sync(chat.history);
+    const call: Call = {
+        ...context,
+        args,
+        info: (text) => ui.print('system', text),
+        fail: (text) => ui.print('error', text),
+    };
+    const command = COMMANDS[name];
+    if (!command) call.info(`未知命令：${name}（输入 /help 查看）`);
+    else {
+        try {
+            if ((await command.run(call)) === false) return false;
+        } catch (e) {
+            const message = (e as Error).message;
+            call.fail(command.failure ? `${command.failure}：${message}` : message);
+        }
     }
     ui.refresh();
     return true;

@@ -1,7 +1,7 @@
 // Day 1：终端颜色。stdout 不是终端或设置了 NO_COLOR 时不输出任何转义序列。
 export type Color = 'user' | 'model' | 'tool' | 'system' | 'reasoning' | 'error';
 
-const CODES: Record<Color, number> = { user: 36, model: 32, tool: 33, system: 90, reasoning: 2, error: 31 };
+export const CODES: Record<Color, number> = { user: 36, model: 32, tool: 33, system: 90, reasoning: 2, error: 31 };
 
 export const colorEnabled = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
 

@@ -34,11 +34,18 @@ function makeReply(chars: number): string {
     return text.slice(0, chars);
 }
 
+// 界面每帧一次 write，以同步输出的开始序列打头：数这样的 write 就是帧数
+const FRAME_START = '\x1b[?2026h';
+
 function nullTerminal() {
     const input = Object.assign(new PassThrough(), { setRawMode: () => input });
-    const output = Object.assign(new Writable({ write(chunk, _enc, cb) { output.bytes += chunk.length; cb(); } }), {
-        bytes: 0, columns: COLS, rows: ROWS,
-    });
+    const output = Object.assign(new Writable({
+        write(chunk: Buffer, _enc, cb) {
+            output.bytes += chunk.length;
+            if (chunk.subarray(0, FRAME_START.length).toString() === FRAME_START) output.frames++;
+            cb();
+        },
+    }), { bytes: 0, frames: 0, columns: COLS, rows: ROWS });
     return { input, output };
 }
 
@@ -57,7 +64,7 @@ async function streamOnce(preload: number, reply: string): Promise<Result> {
         tui.append(`预置第 ${i} 行：some earlier output that is long enough to wrap at narrow widths, 还有中文。`, i % 2 ? 'model' : 'user');
     }
     tui.renderNow();
-    const frames0 = tui.frames;
+    const frames0 = output.frames;
     const bytes0 = output.bytes;
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
@@ -74,7 +81,7 @@ async function streamOnce(preload: number, reply: string): Promise<Result> {
     tui.renderNow();   // 流结束时的最后一帧
     const seconds = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(cpu0);
-    const result = { frames: tui.frames - frames0, seconds, cpuMs: (cpu.user + cpu.system) / 1000, bytes: output.bytes - bytes0 };
+    const result = { frames: output.frames - frames0, seconds, cpuMs: (cpu.user + cpu.system) / 1000, bytes: output.bytes - bytes0 };
     tui.stop();
     return result;
 }

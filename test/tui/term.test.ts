@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-    KeyDecoder, displayWidth, padToWidth, stripAnsi, truncateToWidth, wrapText, type Key,
+    KeyDecoder, displayWidth, padToWidth, truncateToWidth, wrapText, type Key,
 } from '../../day08/term.js';
 
 const names = (keys: Key[]) => keys.map((k) => (k.type === 'key' ? k.name : `${k.type}:${k.text}`));
@@ -79,7 +79,7 @@ test('显示宽度：中文和全角 2 列，ANSI 和组合字符 0 列', () => 
     assert.equal(displayWidth('a\u200bb'), 2);
     assert.equal(displayWidth('❤\ufe0f'), 1);
     assert.equal(displayWidth('〿'), 1);   // U+303F 例外
-    assert.equal(stripAnsi('\x1b[1;32mok\x1b[0m\x1b]0;title\x07'), 'ok');
+    assert.equal(displayWidth('\x1b[1;32mok\x1b[0m\x1b]0;title\x07'), 2);   // 颜色和标题序列不占列
 });
 
 test('折行按显示宽度，宽字符不跨边，优先在空格处断', () => {
@@ -122,7 +122,7 @@ test('截断与补齐', () => {
     assert.equal(truncateToWidth('hello', 10), 'hello');
     assert.equal(truncateToWidth('hello world', 5), 'hello');
     assert.equal(truncateToWidth('中文中文', 5), '中文');
-    assert.equal(truncateToWidth('abcdef', 4, '…'), 'abc…');
+    assert.equal(truncateToWidth('ab中文', 3), 'ab');   // 放不下的宽字符整个不要
     assert.equal(truncateToWidth('\x1b[32mgreen text\x1b[0m', 5), '\x1b[32mgreen\x1b[0m');
     assert.equal(padToWidth('中', 4), '中  ');
     assert.equal(displayWidth(padToWidth('中文中文', 5)), 5);

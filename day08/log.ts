@@ -1,0 +1,73 @@
+// Day 7：全屏界面的消息日志。每条记住按某个宽度折好的行，一帧只需折可见的那几条。
+import type { Color } from './color.js';
+import { wrapText } from './term.js';
+
+export const LOG_LIMIT = 1000;   // 日志最多保留的行数（按 append 的行算，不按折行后的屏幕行算）
+
+interface Entry {
+    text: string;
+    color: Color;
+    width: number;   // rows 是按这个宽度折出来的
+    rows: string[];
+    fresh: string;   // 上次折行之后追加的文字
+}
+
+// 去掉会搞乱屏幕的控制字符：只保留换行和颜色序列（SGR），Tab 换成空格，\r 丢掉（CRLF 因此变成 \n）
+const CONTROL = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|[\x00-\x08\x0b-\x1f\x7f]/g;
+function clean(text: string): string {
+    return text.replace(/\t/g, '    ').replace(CONTROL, (m) => (/^\x1b\[[0-9;]*m$/.test(m) ? m : ''));
+}
+
+// 日志条目用绝对序号 seq 编号：超过上限丢掉旧行时 first 增长，滚动锚点不会因此错位。
+// 每条记住自己按某个宽度折好的行，所以一帧只需折可见的那几条，不必每帧重折 1000 行。
+export class Log {
+    private entries: Entry[] = [];
+    first = 0;
+
+    get end(): number {   // 最后一条的下一个序号
+        return this.first + this.entries.length;
+    }
+
+    color(seq: number): Color {
+        return this.entries[seq - this.first].color;
+    }
+
+    append(text: string, color: Color): void {
+        for (const line of clean(text).split('\n')) this.push(line, color);
+    }
+
+    // 流式输出：颜色相同就接在最后一条后面（里面的换行交给折行处理），否则另起一条
+    appendInline(text: string, color: Color): void {
+        const last = this.entries[this.entries.length - 1];
+        const add = clean(text);
+        if (last && last.color === color) {
+            last.text += add;
+            last.fresh += add;
+        } else {
+            this.push(add, color);
+        }
+    }
+
+    rows(seq: number, width: number): string[] {
+        const e = this.entries[seq - this.first];
+        if (e.width !== width) {
+            e.width = width;
+            e.rows = wrapText(e.text, width);
+        } else if (e.fresh) {
+            // 只重折“旧的最后一行 + 新文字”。不去碰 e.text：它是一路 += 出来的长字符串，
+            // 一旦按下标读字符，V8 会把整段（可能几百 KB）拍平复制一遍，每帧的开销就跟回复长度挂钩了
+            for (const row of wrapText(e.rows.pop()! + e.fresh, width)) e.rows.push(row);
+        }
+        e.fresh = '';
+        return e.rows;
+    }
+
+    private push(text: string, color: Color): void {
+        this.entries.push({ text, color, width: 0, rows: [], fresh: '' });
+        if (this.entries.length > LOG_LIMIT) {
+            const drop = this.entries.length - LOG_LIMIT;
+            this.entries.splice(0, drop);
+            this.first += drop;
+        }
+    }
+}
