@@ -1,4 +1,4 @@
-// 入口：只做组装。两个终端都是 TTY 时用全屏界面，否则用行模式 REPL（D3）。
+// 入口：只做组装。两个终端都是 TTY 时用全屏界面，否则用行模式 REPL。
 import { Chat } from './chat.js';
 import { err } from './color.js';
 import { runCommand } from './commands.js';

@@ -81,7 +81,7 @@ export class Sessions {
 
     /**
      * 保存：先读文件，与文件里的对话合并（只在文件里的对话保留），原子写入。
-     * 文件存在但读不出来时拒绝写入，用户的数据不会被覆盖（D8）。返回写入的对话数。
+     * 文件存在但读不出来时拒绝写入，用户的数据不会被覆盖。返回写入的对话数。
      */
     save(current: Message[], file = SESSIONS_FILE): number {
         this.sync(current);
