@@ -98,7 +98,7 @@ export interface Hit {
  * 查询里重复的词按出现次数重复计分（和逐个累加等价，只是只数一遍）。
  * 只留分数 > 0 的块，分数从高到低，同分保持原顺序，取前 topK 个。
  */
-export function rank(index: Bm25Index, terms: readonly string[], topK = 5): Hit[] {
+export function rank(index: Bm25Index, terms: readonly string[], topK: number): Hit[] {
     const { texts, avgdl } = index;
     const n = texts.length;
     const scores = new Float64Array(n);

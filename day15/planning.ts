@@ -16,9 +16,9 @@ export function getTodos(): Todo[] {
     return todos;
 }
 
-export function formatTodos(list = todos): string[] {
+export function formatTodos(): string[] {
     const mark: Record<TodoStatus, string> = { pending: '[ ] ', in_progress: '[>] ', completed: '[x] ' };
-    return list.map((t) => mark[t.status] + t.content);
+    return todos.map((t) => mark[t.status] + t.content);
 }
 
 /** 用户是不是在要一个计划：出现这些词时第一轮强制调用 todo_write。 */

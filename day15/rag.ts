@@ -24,8 +24,8 @@ interface Doc {
 let docs: Doc[] = [];
 
 /** 启动时读取；缺字段的文档丢掉，其他错误抛出（入口报错退出，不覆盖文件）。 */
-export function loadRag(file = RAG_FILE): void {
-    const loaded = loadJson<{ docs?: unknown }>(file);
+export function loadRag(): void {
+    const loaded = loadJson<{ docs?: unknown }>(RAG_FILE);
     if (loaded.state === 'missing') return;
     if (loaded.state === 'error') throw new Error(`读取知识库失败：${loaded.message}`);
     const list = Array.isArray(loaded.data?.docs) ? loaded.data.docs : [];

@@ -34,7 +34,7 @@ export function setVisibleTools(names: string[] | null, skill: string): void {
     visibleFor = skill;
 }
 
-export function isVisible(name: string): boolean {
+function isVisible(name: string): boolean {
     return !visible || visible.has(name);
 }
 
