@@ -3,13 +3,16 @@ import readline from 'node:readline';
 import { Chat, type ReplyPiece } from './chat.js';
 import { colorEnabled, err, out, paint } from './color.js';
 import { loadConfig } from './config.js';
+import { registerFileTools } from './files.js';
 import { EOF, InputQueue } from './input.js';
-import './shell.js';
-import './files.js';
+import { registerShellTools } from './shell.js';
 import { listTools, setConfirmFn } from './tools.js';
 
 const cfg = loadConfig();
 const chat = new Chat(cfg);
+// 注册的先后就是工具在请求里、在 /help 里的顺序
+registerShellTools();
+registerFileTools();
 const queue = new InputQueue();
 const interactive = Boolean(process.stdin.isTTY);
 let running: AbortController | null = null;

@@ -19,7 +19,7 @@ export function historySize(history: Message[]): number {
 
 /**
  * 切分点：不大于 length − 6 的最大的 user 消息下标。只在 user 消息前切，
- * 带 tool_calls 的 assistant 消息和它的 tool 消息永远在同一边（D6），否则严格的服务商会拒绝之后的每个请求。
+ * 带 tool_calls 的 assistant 消息和它的 tool 消息永远在同一边，否则严格的服务商会拒绝之后的每个请求。
  * 返回 0 表示没有可以压缩的部分。
  */
 export function splitPoint(history: Message[]): number {

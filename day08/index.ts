@@ -1,7 +1,8 @@
-// 入口：只做组装。两个终端都是 TTY 时用全屏界面，否则用行模式 REPL（D3）。
+// 入口：只做组装。两个终端都是 TTY 时用全屏界面，否则用行模式 REPL。
 import { Chat } from './chat.js';
 import { runCommand } from './commands.js';
 import { loadConfig } from './config.js';
+import { registerFileTools } from './files.js';
 import type { FrontEnd } from './frontend.js';
 import { createFullScreen } from './fullscreen.js';
 import { EOF, InputQueue } from './input.js';
@@ -9,8 +10,7 @@ import { setNoticeHandler } from './llm.js';
 import { loadPermissions, setupPermissions, type PermissionConfig } from './permissions.js';
 import { createPlain } from './plain.js';
 import { Sessions } from './sessions.js';
-import './shell.js';
-import './files.js';
+import { registerShellTools } from './shell.js';
 import { UsageMeter } from './usage.js';
 
 const cfg = loadConfig();
@@ -39,6 +39,9 @@ const hooks = { onCancel: cancelTurn, onExit: () => void exit() };
 const fullScreen = Boolean(process.stdin.isTTY && process.stdout.isTTY);
 const plain = fullScreen ? null : createPlain(queue, hooks);
 const ui: FrontEnd = plain ?? createFullScreen(queue, hooks, { cfg, chat, sessions, usage });
+// 注册的先后就是工具在请求里、在 /help 里的顺序
+registerShellTools();
+registerFileTools();
 
 setupPermissions(permissions, (prompt) => ui.confirm(prompt));
 setNoticeHandler((text) => ui.print('system', text));

@@ -21,7 +21,7 @@ export function listTools(): Tool[] {
     return [...registry.values()];
 }
 
-/** 发给模型的 tools 数组；为空时调用方不要发 tools 字段（R1.2）。 */
+/** 发给模型的 tools 数组；为空时调用方不要发 tools 字段。 */
 export function toOpenAITools(): object[] {
     return listTools().map((t) => ({
         type: 'function',

@@ -4,7 +4,6 @@ import type { Config } from './config.js';
 import { historySize, maxHistory, splitPoint, summaryRequest, SUMMARY_HEADER } from './compact.js';
 import { ApiError, complete, streamChat, type Message } from './llm.js';
 import type { Delta, StreamResult, ToolCall, Usage } from './sse.js';
-import { wantsTodo } from './planning.js';
 import { execTool, toOpenAITools } from './tools.js';
 
 /** streamReply 产出的片段：模型增量、一行灰色提示，或黄色的进度行（都不进历史）。 */
@@ -20,6 +19,7 @@ export class Chat {
     private onUsage: (usage: Usage) => void = () => {};
     private systemPrompt: () => string = () => '';
     private turnSignal?: AbortSignal;   // 本轮的取消信号：工具里发出的子 Agent 请求也要跟着取消
+    private forcedTool: (input: string, lastCalls: string[]) => string | null = () => null;
 
     constructor(private readonly cfg: Config) {}
 
@@ -33,12 +33,20 @@ export class Chat {
         this.systemPrompt = fn;
     }
 
+    /**
+     * Day 9：规划策略由入口传进来（Chat 不认识具体工具）。每次请求前调用：
+     * 第一轮 lastCalls 为空，之后是上一轮调用的工具名；返回要强制调用的工具名，null = 让模型自己选。
+     */
+    setForcedTool(fn: (input: string, lastCalls: string[]) => string | null): void {
+        this.forcedTool = fn;
+    }
+
     /** Day 9：子 Agent。一次非流式请求，只有子 Agent 的系统提示和任务本身，没有工具、没有历史。 */
-    async delegate(task: string, signal = this.turnSignal): Promise<string> {
+    async delegate(task: string): Promise<string> {
         const { content, usage } = await complete(this.cfg, [
             { role: 'system', content: SUB_AGENT_PROMPT },
             { role: 'user', content: task },
-        ], signal);
+        ], this.turnSignal);
         if (usage) this.onUsage(usage);
         return content.trim() || '子 Agent 没有返回结果';
     }
@@ -88,12 +96,13 @@ export class Chat {
      * 先存带 tool_calls 的 assistant 消息，再按顺序执行，每个调用存一条 tool 消息，然后再请求。
      */
     protected async *toolLoop(input: string, signal?: AbortSignal): AsyncGenerator<ReplyPiece> {
-        // Day 9：用户要计划时第一轮、委派之后的下一轮，强制模型调用 todo_write（前提是它在可见工具里）
-        let forceTodo = wantsTodo(input);
+        let lastCalls: string[] = [];
         for (let round = 0; round < MAX_TOOL_TURNS; round++) {
             const tools = toOpenAITools();
-            const canForce = forceTodo && tools.some((t: any) => t.function.name === 'todo_write');
-            const choice = canForce ? { type: 'function', function: { name: 'todo_write' } } : 'auto';
+            // Day 9：只有要强制的工具在可见工具里时才强制，否则请求会被服务商拒绝
+            const force = this.forcedTool(input, lastCalls);
+            const canForce = force !== null && tools.some((t: any) => t.function.name === force);
+            const choice = canForce ? { type: 'function', function: { name: force } } : 'auto';
             const result = yield* this.requestOnce(signal, tools.length ? { tools, tool_choice: choice } : {});
             const calls = result.toolCalls;
             if (calls.length === 0 || calls.some((c) => !c.name)) {
@@ -102,7 +111,7 @@ export class Chat {
                 return;
             }
             this.history.push(assistantWithCalls(result, calls));
-            forceTodo = calls.some((c) => c.name === 'delegate_task');
+            lastCalls = calls.map((c) => c.name);
             for (const call of calls) {
                 const output = await untilAborted(execTool(call.name, call.arguments), signal);
                 this.history.push({ role: 'tool', tool_call_id: call.id, content: output });

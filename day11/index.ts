@@ -1,7 +1,8 @@
-// 入口：只做组装。两个终端都是 TTY 时用全屏界面，否则用行模式 REPL（D3）。
+// 入口：只做组装。两个终端都是 TTY 时用全屏界面，否则用行模式 REPL。
 import { Chat } from './chat.js';
 import { runCommand } from './commands.js';
 import { loadConfig } from './config.js';
+import { registerFileTools } from './files.js';
 import type { FrontEnd } from './frontend.js';
 import { createFullScreen } from './fullscreen.js';
 import { EOF, InputQueue } from './input.js';
@@ -10,11 +11,10 @@ import { setNoticeHandler } from './llm.js';
 import { loadMemory, registerMemoryTools } from './memory.js';
 import { loadPermissions, setupPermissions, type PermissionConfig } from './permissions.js';
 import { createPlain } from './plain.js';
-import { registerPlanningTools } from './planning.js';
+import { forceTodo, registerPlanningTools } from './planning.js';
 import { Sessions } from './sessions.js';
+import { registerShellTools } from './shell.js';
 import { activeSkill, listSkills, loadSkills } from './skills.js';
-import './shell.js';
-import './files.js';
 import { UsageMeter } from './usage.js';
 
 const cfg = loadConfig();
@@ -55,8 +55,12 @@ const hooks = { onCancel: cancelTurn, onExit: () => void exit() };
 const fullScreen = Boolean(process.stdin.isTTY && process.stdout.isTTY);
 const plain = fullScreen ? null : createPlain(queue, hooks);
 const ui: FrontEnd = plain ?? createFullScreen(queue, hooks, { cfg, chat, sessions, usage, instructions });
-registerPlanningTools(chat, () => ui.refresh());
+// 注册的先后就是工具在请求里、在 /help 里的顺序
+registerShellTools();
+registerFileTools();
+registerPlanningTools((task) => chat.delegate(task), () => ui.refresh());
 registerMemoryTools(() => ui.refresh());
+chat.setForcedTool(forceTodo);
 
 setupPermissions(permissions, (prompt) => ui.confirm(prompt));
 setNoticeHandler((text) => ui.print('system', text));

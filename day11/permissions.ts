@@ -33,9 +33,9 @@ let config: PermissionConfig = { root: process.cwd(), tools: { ...DEFAULT_POLICI
 let confirmFn: (prompt: string) => Promise<boolean> = async () => false;
 
 /** 读取权限文件；不存在就写入默认值。格式错误时抛出，由入口打印并退出。 */
-export function loadPermissions(file = PERMISSIONS_FILE): PermissionConfig {
-    const loaded = loadJson<{ root?: unknown; tools?: unknown }>(file);
-    if (loaded.state === 'missing') writeJsonAtomic(file, { root: '..', tools: DEFAULT_POLICIES });
+export function loadPermissions(): PermissionConfig {
+    const loaded = loadJson<{ root?: unknown; tools?: unknown }>(PERMISSIONS_FILE);
+    if (loaded.state === 'missing') writeJsonAtomic(PERMISSIONS_FILE, { root: '..', tools: DEFAULT_POLICIES });
     if (loaded.state === 'error') throw new Error(`读取 ${PERMISSIONS_FILE} 失败：${loaded.message}`);
     const data = loaded.state === 'ok' ? loaded.data : { root: '..', tools: {} };
     const bad = (why: string) => new Error(`读取 ${PERMISSIONS_FILE} 失败：${why}`);
@@ -47,7 +47,7 @@ export function loadPermissions(file = PERMISSIONS_FILE): PermissionConfig {
     }
     // root 相对于配置文件所在目录解析：默认的 ".." 就是启动时的工作目录
     return {
-        root: path.resolve(path.dirname(path.resolve(file)), data.root),
+        root: path.resolve(path.dirname(path.resolve(PERMISSIONS_FILE)), data.root),
         tools: { ...DEFAULT_POLICIES, ...(data.tools as Record<string, Policy>) },
     };
 }

@@ -1,5 +1,5 @@
 // Day 11：技能。skills/<name>/SKILL.md 给出说明和内置工具白名单，可选的 tools.ts 带来技能自己的工具。
-// 同一时间只能启用一个技能；白名单既决定发给模型的工具列表，也在执行时强制检查（D7）。
+// 同一时间只能启用一个技能；白名单既决定发给模型的工具列表，也在执行时强制检查。
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';

@@ -1,6 +1,6 @@
 // Day 13：BM25 检索的纯函数部分（长期记忆和知识库共用）：切块、分词、打分。
 // 不用词典：中文按相邻两字切成“二元词”，英文和数字按连续字母数字切词。
-// 匹配按“子串包含”算（规范如此）：词 go 也会命中 google。好处是不用词干还原，
+// 匹配按“子串包含”算：词 go 也会命中 google。好处是不用词干还原，
 // 代价是很短的英文词（a、is）几乎处处命中——它们的 idf 很低，但分数仍大于 0。
 
 export const CHUNK_SIZE = 320;       // 记忆的块大小；知识库传 800
@@ -8,7 +8,7 @@ export const CHUNK_OVERLAP = 80;     // 相邻块重叠的字符数，避免一�
 export const K1 = 1.2;               // 词频饱和：同一个词出现越多，加分越少
 export const B = 0.75;               // 长度归一：长块里出现一次不如短块里出现一次
 
-/** 停用词（规范给定的完整列表）：太常见，参与打分只会制造噪声。 */
+/** 停用词：太常见，参与打分只会制造噪声。 */
 export const STOP_WORDS: ReadonlySet<string> = new Set([
     '的', '了', '是', '在', '和', '与', '及', '或', '也', '都', '就', '而', '把', '被', '对', '从',
     '这', '那', '我', '你', '他', '她', '它', '我们', '你们', '他们', '可以', '一个', '吗', '呢',
@@ -32,7 +32,7 @@ export function chunkText(text: string, size = CHUNK_SIZE, overlap = CHUNK_OVERL
     }
 }
 
-/** 规范里的形状：带上条目编号和块序号（都从 0 开始，显示时再加 1）。 */
+/** 切块并带上条目编号和块序号（都从 0 开始，显示时再加 1）。 */
 export function chunkEntry(text: string, entry: number, size = CHUNK_SIZE) {
     return chunkText(text, size).map((c, index) => ({ entry, index, start: c.start, text: c.text }));
 }
@@ -98,7 +98,7 @@ export interface Hit {
  * 查询里重复的词按出现次数重复计分（和逐个累加等价，只是只数一遍）。
  * 只留分数 > 0 的块，分数从高到低，同分保持原顺序，取前 topK 个。
  */
-export function rank(index: Bm25Index, terms: readonly string[], topK = 5): Hit[] {
+export function rank(index: Bm25Index, terms: readonly string[], topK: number): Hit[] {
     const { texts, avgdl } = index;
     const n = texts.length;
     const scores = new Float64Array(n);
@@ -120,19 +120,4 @@ export function rank(index: Bm25Index, terms: readonly string[], topK = 5): Hit[
     const hits: Hit[] = [];
     for (let i = 0; i < n; i++) if (scores[i] > 0) hits.push({ index: i, score: scores[i] });
     return hits.sort((a, b) => b.score - a.score).slice(0, topK);
-}
-
-/** 规范里的单块打分形状，逐项对照公式用；批量排序请用 buildIndex + rank（这里每次都重新归一化全部块）。 */
-export function bm25(chunkText: string, terms: readonly string[], allChunks: readonly string[]): number {
-    const { texts, avgdl } = buildIndex(allChunks);
-    const text = normalize(chunkText);
-    let score = 0;
-    for (const term of terms) {
-        const tf = term ? countOccurrences(text, term) : 0;
-        if (tf === 0) continue;
-        const df = texts.filter((t) => t.includes(term)).length;
-        const idf = Math.log(1 + (texts.length - df + 0.5) / (df + 0.5));
-        score += idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * text.length / avgdl));
-    }
-    return score;
 }

@@ -33,7 +33,7 @@ const ENTITIES = new Map(Object.entries({
 
 /**
  * 解码实体。一遍扫完，解出来的字符不会再被当成实体，
- * 所以 `&amp;lt;` 得到 `&lt;`（规范要求 &amp; 最后解码，效果相同）。
+ * 所以 `&amp;lt;` 得到 `&lt;`（和「&amp; 最后解码」效果相同）。
  */
 export function decodeEntities(text: string): string {
     return text.replace(/&(#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[a-zA-Z][a-zA-Z0-9]{1,31});/g, (whole, body: string) => {

@@ -4,41 +4,43 @@ import { searchFiles } from './search.js';
 import { registerTool } from './tools.js';
 import { checkUrl, fetchText, formatFetchResult } from './web.js';
 
-registerTool({
-    name: 'search',
-    description: '在项目里按关键字搜索文本（不区分大小写），返回 路径:行号: 内容，最多 50 条',
-    parameters: {
-        type: 'object',
-        properties: {
-            pattern: { type: 'string', description: '要找的关键字（普通文本，不是正则）' },
-            path: { type: 'string', description: '只在这个子目录下找（相对根目录），默认整个项目' },
+export function registerLookupTools(): void {
+    registerTool({
+        name: 'search',
+        description: '在项目里按关键字搜索文本（不区分大小写），返回 路径:行号: 内容，最多 50 条',
+        parameters: {
+            type: 'object',
+            properties: {
+                pattern: { type: 'string', description: '要找的关键字（普通文本，不是正则）' },
+                path: { type: 'string', description: '只在这个子目录下找（相对根目录），默认整个项目' },
+            },
+            required: ['pattern'],
+            additionalProperties: false,
         },
-        required: ['pattern'],
-        additionalProperties: false,
-    },
-    run(args) {
-        const pattern = typeof args.pattern === 'string' ? args.pattern : '';
-        const sub = typeof args.path === 'string' && args.path ? args.path : '';
-        if (sub) safePath(sub);   // 越界时抛出，execTool 把它变成「工具执行失败：路径越界」
-        return searchFiles(permissionRoot(), sub, pattern);
-    },
-});
+        run(args) {
+            const pattern = typeof args.pattern === 'string' ? args.pattern : '';
+            const sub = typeof args.path === 'string' && args.path ? args.path : '';
+            if (sub) safePath(sub);   // 越界时抛出，execTool 把它变成「工具执行失败：路径越界」
+            return searchFiles(permissionRoot(), sub, pattern);
+        },
+    });
 
-registerTool({
-    name: 'fetch',
-    description: '抓取一个 http/https 网页并转成纯文本（最多 2000 个字符；执行前会请用户确认）',
-    parameters: {
-        type: 'object',
-        properties: { url: { type: 'string', description: '完整的 http(s) 地址' } },
-        required: ['url'],
-        additionalProperties: false,
-    },
-    authorizes: true,
-    async run(args) {
-        const url = typeof args.url === 'string' ? args.url.trim() : '';
-        const bad = checkUrl(url);   // 先检查再询问：明显不合法的地址不必打扰用户
-        if (bad) return bad;
-        if (!(await authorize('fetch', `\n即将抓取：\n${url}\n确认抓取？`))) return '已取消抓取';
-        return formatFetchResult(await fetchText(url));
-    },
-});
+    registerTool({
+        name: 'fetch',
+        description: '抓取一个 http/https 网页并转成纯文本（最多 2000 个字符；执行前会请用户确认）',
+        parameters: {
+            type: 'object',
+            properties: { url: { type: 'string', description: '完整的 http(s) 地址' } },
+            required: ['url'],
+            additionalProperties: false,
+        },
+        authorizes: true,
+        async run(args) {
+            const url = typeof args.url === 'string' ? args.url.trim() : '';
+            const bad = checkUrl(url);   // 先检查再询问：明显不合法的地址不必打扰用户
+            if (bad) return bad;
+            if (!(await authorize('fetch', `\n即将抓取：\n${url}\n确认抓取？`))) return '已取消抓取';
+            return formatFetchResult(await fetchText(url));
+        },
+    });
+}

@@ -13,8 +13,8 @@ export function getMemories(): string[] {
 }
 
 /** 启动时读取；格式不对就抛出，由入口报错退出，绝不覆盖用户的文件。 */
-export function loadMemory(file = MEMORY_FILE): void {
-    const loaded = loadJson(file);
+export function loadMemory(): void {
+    const loaded = loadJson(MEMORY_FILE);
     if (loaded.state === 'missing') return;
     if (loaded.state === 'error') throw new Error(`${MEMORY_FILE}：${loaded.message}`);
     const data = loaded.data;

@@ -1,5 +1,5 @@
 // Day 9：TODO 规划和子 Agent。todo_write 每次替换整张清单；delegate_task 把有边界的子任务交给子 Agent。
-import type { Chat } from './chat.js';
+// 子 Agent 由入口传进来（Chat.delegate），所以这里不依赖 chat.ts。
 import { registerTool } from './tools.js';
 
 export type TodoStatus = 'pending' | 'in_progress' | 'completed';
@@ -16,17 +16,23 @@ export function getTodos(): Todo[] {
     return todos;
 }
 
-export function formatTodos(list = todos): string[] {
+export function formatTodos(): string[] {
     const mark: Record<TodoStatus, string> = { pending: '[ ] ', in_progress: '[>] ', completed: '[x] ' };
-    return list.map((t) => mark[t.status] + t.content);
+    return todos.map((t) => mark[t.status] + t.content);
 }
 
 /** 用户是不是在要一个计划：出现这些词时第一轮强制调用 todo_write。 */
-export function wantsTodo(text: string): boolean {
+function wantsTodo(text: string): boolean {
     return /todo|任务列表|然后|最后|[后并]再?(给出|推荐|总结|汇总)/i.test(text);
 }
 
-export function registerPlanningTools(chat: Chat, changed: () => void): void {
+/** 交给 Chat.setForcedTool 的规划策略：用户要计划时的第一轮、委派之后的下一轮，先更新 TODO 清单。 */
+export function forceTodo(input: string, lastCalls: string[]): string | null {
+    const force = lastCalls.length === 0 ? wantsTodo(input) : lastCalls.includes('delegate_task');
+    return force ? 'todo_write' : null;
+}
+
+export function registerPlanningTools(delegate: (task: string) => Promise<string>, changed: () => void): void {
     onChange = changed;
     registerTool({
         name: 'todo_write',
@@ -74,7 +80,7 @@ export function registerPlanningTools(chat: Chat, changed: () => void): void {
         },
         run(args) {
             if (typeof args.task !== 'string' || !args.task.trim()) return '缺少参数：task';
-            return chat.delegate(args.task);
+            return delegate(args.task);
         },
     });
 }

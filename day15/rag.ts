@@ -24,8 +24,8 @@ interface Doc {
 let docs: Doc[] = [];
 
 /** 启动时读取；缺字段的文档丢掉，其他错误抛出（入口报错退出，不覆盖文件）。 */
-export function loadRag(file = RAG_FILE): void {
-    const loaded = loadJson<{ docs?: unknown }>(file);
+export function loadRag(): void {
+    const loaded = loadJson<{ docs?: unknown }>(RAG_FILE);
     if (loaded.state === 'missing') return;
     if (loaded.state === 'error') throw new Error(`读取知识库失败：${loaded.message}`);
     const list = Array.isArray(loaded.data?.docs) ? loaded.data.docs : [];
@@ -88,27 +88,29 @@ export function ragStats(): string {
         ...docs.map((d, i) => `${i + 1}. 「${d.title}」（${d.chunks.length} 块，${d.source}）`)].join('\n');
 }
 
-registerTool({
-    name: 'rag_add',
-    description: '把一个网页（http/https）或项目内的文件收录进本地知识库（执行前会请用户确认）',
-    parameters: {
-        type: 'object',
-        properties: { source: { type: 'string', description: '网址，或相对根目录的文件路径' } },
-        required: ['source'],
-        additionalProperties: false,
-    },
-    authorizes: true,
-    run: (args) => addToRag(typeof args.source === 'string' ? args.source : ''),
-});
+export function registerRagTools(): void {
+    registerTool({
+        name: 'rag_add',
+        description: '把一个网页（http/https）或项目内的文件收录进本地知识库（执行前会请用户确认）',
+        parameters: {
+            type: 'object',
+            properties: { source: { type: 'string', description: '网址，或相对根目录的文件路径' } },
+            required: ['source'],
+            additionalProperties: false,
+        },
+        authorizes: true,
+        run: (args) => addToRag(typeof args.source === 'string' ? args.source : ''),
+    });
 
-registerTool({
-    name: 'rag_search',
-    description: '在本地知识库里检索。回答关于已收录资料的问题之前，先用它查原文。',
-    parameters: {
-        type: 'object',
-        properties: { query: { type: 'string', description: '自然语言问题或关键词' } },
-        required: ['query'],
-        additionalProperties: false,
-    },
-    run: (args) => ragSearch(typeof args.query === 'string' ? args.query : ''),
-});
+    registerTool({
+        name: 'rag_search',
+        description: '在本地知识库里检索。回答关于已收录资料的问题之前，先用它查原文。',
+        parameters: {
+            type: 'object',
+            properties: { query: { type: 'string', description: '自然语言问题或关键词' } },
+            required: ['query'],
+            additionalProperties: false,
+        },
+        run: (args) => ragSearch(typeof args.query === 'string' ? args.query : ''),
+    });
+}

@@ -58,7 +58,7 @@ export class Sessions {
         return [...this.map.keys()].sort().map((id) => ({ id, count: this.map.get(id)!.length, current: id === this.currentId }));
     }
 
-    restore(data: unknown): Message[] {
+    private restore(data: unknown): Message[] {
         const archive = validate(data);
         this.map = new Map(Object.entries(archive.sessions));
         this.currentId = archive.current;
@@ -66,10 +66,10 @@ export class Sessions {
     }
 
     /** 退出时：当前是有内容的 default 就改成一个随机短 id，免得下次保存时和别的 default 混在一起。 */
-    nameDefault(current: Message[], file = SESSIONS_FILE): string | null {
+    nameDefault(current: Message[]): string | null {
         this.sync(current);
         if (this.currentId !== 'default' || current.length === 0) return null;
-        const onDisk = loadJson<Archive>(file);
+        const onDisk = loadJson<Archive>(SESSIONS_FILE);
         const taken = (id: string) => this.map.has(id) || (onDisk.state === 'ok' && id in (onDisk.data.sessions ?? {}));
         let id = randomUUID().slice(0, 8);
         while (taken(id)) id = randomUUID().slice(0, 8);
@@ -81,11 +81,11 @@ export class Sessions {
 
     /**
      * 保存：先读文件，与文件里的对话合并（只在文件里的对话保留），原子写入。
-     * 文件存在但读不出来时拒绝写入，用户的数据不会被覆盖（D8）。返回写入的对话数。
+     * 文件存在但读不出来时拒绝写入，用户的数据不会被覆盖。返回写入的对话数。
      */
-    save(current: Message[], file = SESSIONS_FILE): number {
+    save(current: Message[]): number {
         this.sync(current);
-        const loaded = loadJson(file);
+        const loaded = loadJson(SESSIONS_FILE);
         let onDisk: Record<string, Message[]> = {};
         if (loaded.state === 'error') throw new Error(`sessions.json 无法读取（${loaded.message}），没有覆盖它——请修复或移走它`);
         if (loaded.state === 'ok') {
@@ -101,12 +101,12 @@ export class Sessions {
             if (id === 'default' && messages.length === 0 && onDisk.default?.length) continue;
             merged[id] = messages;
         }
-        writeJsonAtomic(file, { current: this.currentId, sessions: merged });
+        writeJsonAtomic(SESSIONS_FILE, { current: this.currentId, sessions: merged });
         return Object.keys(merged).length;
     }
 
-    load(file = SESSIONS_FILE): Message[] | null {
-        const loaded = loadJson(file);
+    load(): Message[] | null {
+        const loaded = loadJson(SESSIONS_FILE);
         if (loaded.state === 'missing') return null;
         if (loaded.state === 'error') throw new Error(`存档不是有效的对话数据（${loaded.message}）`);
         return this.restore(loaded.data);
@@ -116,7 +116,7 @@ export class Sessions {
         return this.map.size;
     }
 
-    static path(file = SESSIONS_FILE): string {
-        return path.resolve(file);
+    static path(): string {
+        return path.resolve(SESSIONS_FILE);
     }
 }

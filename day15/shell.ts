@@ -6,29 +6,31 @@ import { registerTool, stringArg, truncateOutput } from './tools.js';
 const SHELL_TIMEOUT_MS = 10_000;
 const SHELL_MAX_BYTES = 8000;
 
-registerTool({
-    name: 'get_current_time',
-    description: '获取当前时间（北京时间）',
-    parameters: { type: 'object', properties: {}, additionalProperties: false },
-    run: () => new Date().toLocaleString('zh-CN', { timeZone: 'Asia/Shanghai', hour12: false }),
-});
+export function registerShellTools(): void {
+    registerTool({
+        name: 'get_current_time',
+        description: '获取当前时间（北京时间）',
+        parameters: { type: 'object', properties: {}, additionalProperties: false },
+        run: () => new Date().toLocaleString('zh-CN', { timeZone: 'Asia/Shanghai', hour12: false }),
+    });
 
-registerTool({
-    name: 'run_shell',
-    description: '在当前目录执行一条 shell 命令并返回输出（执行前会请用户确认）。只是查看文件时优先用 ls / read / glob。',
-    parameters: {
-        type: 'object',
-        properties: { command: { type: 'string', description: '要执行的命令' } },
-        required: ['command'],
-        additionalProperties: false,
-    },
-    authorizes: true,
-    async run(args) {
-        const command = stringArg(args, 'command');
-        if (!(await authorize('run_shell', `即将执行命令：${command}`))) return '已取消执行';
-        return truncateOutput(await runShell(command));
-    },
-});
+    registerTool({
+        name: 'run_shell',
+        description: '在当前目录执行一条 shell 命令并返回输出（执行前会请用户确认）。只是查看文件时优先用 ls / read / glob。',
+        parameters: {
+            type: 'object',
+            properties: { command: { type: 'string', description: '要执行的命令' } },
+            required: ['command'],
+            additionalProperties: false,
+        },
+        authorizes: true,
+        async run(args) {
+            const command = stringArg(args, 'command');
+            if (!(await authorize('run_shell', `即将执行命令：${command}`))) return '已取消执行';
+            return truncateOutput(await runShell(command));
+        },
+    });
+}
 
 // 还在运行的命令的进程组：Agent 退出时（包括取消一轮后马上退出）一并杀掉，不留孤儿进程
 const running = new Set<number>();

@@ -34,11 +34,11 @@ export function setVisibleTools(names: string[] | null, skill: string): void {
     visibleFor = skill;
 }
 
-export function isVisible(name: string): boolean {
+function isVisible(name: string): boolean {
     return !visible || visible.has(name);
 }
 
-/** 发给模型的 tools 数组；为空时调用方不要发 tools 字段（R1.2）。 */
+/** 发给模型的 tools 数组；为空时调用方不要发 tools 字段。 */
 export function toOpenAITools(): object[] {
     return listTools().filter((t) => isVisible(t.name)).map((t) => ({
         type: 'function',
@@ -57,7 +57,7 @@ export async function execTool(name: string, argsJson: string): Promise<string> 
         return redact(`参数不是有效的 JSON：${(e as Error).message}`);
     }
     if (!args || typeof args !== 'object' || Array.isArray(args)) return '参数不是有效的 JSON：必须是一个对象';
-    // Day 11：白名单在执行时也检查，模型照着旧的工具列表调用也会被拒绝（D7）
+    // Day 11：白名单在执行时也检查，模型照着旧的工具列表调用也会被拒绝
     if (!isVisible(name)) return `权限拒绝：技能 ${visibleFor} 启用期间不能使用工具 ${name}`;
     // Day 8：先过权限，结果和错误在交给模型之前脱敏
     const denied = `权限拒绝：不允许使用工具 ${name}`;

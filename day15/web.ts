@@ -1,16 +1,9 @@
 // Day 12：抓网页（fetch 工具和知识库共用）。只管“取回来、变成文字”；
 // 要不要先问用户、结果怎么进历史，由调用方决定。不重试：网页抓取失败时让模型自己决定下一步。
 import { htmlTitle, htmlToText } from './html.js';
+import { truncateOutput } from './tools.js';
 
-export const FETCH_TIMEOUT_MS = 15_000;
-export const FETCH_OUTPUT_CHARS = 2000;
-
-export interface FetchOptions {
-    timeoutMs?: number;           // 连接、等响应头、读完正文，总共这么久
-    maxChars?: number;            // 只保留前这么多字符的正文（totalChars 仍是全文长度）
-    signal?: AbortSignal;         // 调用方的取消信号（例如用户中途退出）
-    fetchImpl?: typeof fetch;     // 测试时可以换掉全局 fetch
-}
+export const FETCH_TIMEOUT_MS = 15_000;   // 连接、等响应头、读完正文，总共这么久
 
 export type FetchResult =
     | {
@@ -20,8 +13,7 @@ export type FetchResult =
         contentType: string;
         isHtml: boolean;
         title: string;            // 只有 HTML 才有；没有 <title> 时为空串，由调用方决定用什么兜底
-        text: string;
-        totalChars: number;
+        text: string;             // 全文；交给模型之前才截断
     }
     | {
         ok: false;
@@ -46,14 +38,12 @@ export function checkUrl(raw: string): string | null {
 }
 
 /** 抓取 URL 并转成文字。从不抛错：所有失败都变成 {ok: false, message}。 */
-export async function fetchText(raw: string, opts: FetchOptions = {}): Promise<FetchResult> {
+export async function fetchText(raw: string, timeoutMs = FETCH_TIMEOUT_MS): Promise<FetchResult> {
     const bad = checkUrl(raw);
     if (bad) return { ok: false, kind: 'input', message: bad };
-    const timeoutMs = opts.timeoutMs ?? FETCH_TIMEOUT_MS;
     const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = opts.signal ? AbortSignal.any([timeout, opts.signal]) : timeout;
     try {
-        const res = await (opts.fetchImpl ?? fetch)(raw, { signal, redirect: 'follow' });
+        const res = await fetch(raw, { signal: timeout, redirect: 'follow' });
         if (!res.ok) {
             await res.body?.cancel().catch(() => {});    // 不读正文也要释放连接
             return { ok: false, kind: 'http', message: `抓取失败：HTTP ${res.status}`, status: res.status, statusText: res.statusText };
@@ -70,8 +60,7 @@ export async function fetchText(raw: string, opts: FetchOptions = {}): Promise<F
             contentType,
             isHtml,
             title: isHtml ? htmlTitle(body) : '',
-            text: opts.maxChars === undefined ? text : text.slice(0, opts.maxChars),
-            totalChars: text.length,
+            text,
         };
     } catch (e) {
         if (timeout.aborted) {
@@ -105,17 +94,11 @@ function errorText(e: unknown): string {
     return cause?.message || cause?.code || e.message;
 }
 
-/**
- * fetch 工具的输出：成功时是正文，超过 max 个字符就截断并注明全文长度（与 shell 输出的截断写法一致）；
- * 失败时是规范里的提示（HTTP 错误带上状态文字）。
- */
-export function formatFetchResult(result: FetchResult, max = FETCH_OUTPUT_CHARS): string {
+/** fetch 工具的输出：成功时是正文（太长就和其他工具一样截断）；失败时是提示，HTTP 错误带上状态文字。 */
+export function formatFetchResult(result: FetchResult): string {
     if (!result.ok) {
         if (result.kind === 'http') return `请求失败：HTTP ${result.status} ${result.statusText ?? ''}`.trimEnd();
         return result.message;
     }
-    const { text, totalChars } = result;
-    if (!text) return '（页面没有可读的文字）';
-    if (totalChars <= max && text.length <= max) return text;
-    return `${text.slice(0, max)}\n…(已截断，共 ${totalChars} 个字符)`;
+    return result.text ? truncateOutput(result.text) : '（页面没有可读的文字）';
 }

@@ -87,7 +87,7 @@ test('HTTP 错误：知识库用的简短说明 + fetch 工具的带状态文字
 
 test('超时', async () => {
     const t0 = performance.now();
-    const r = await fetchText(`${base}/slow`, { timeoutMs: 200 });
+    const r = await fetchText(`${base}/slow`, 200);
     assert.ok(!r.ok);
     assert.equal(r.kind, 'timeout');
     assert.equal(r.message, '抓取超时（0.2s），请稍后再试');
@@ -117,12 +117,10 @@ test('URL 校验：空、无法解析、非 http(s)', async () => {
     assert.equal(formatFetchResult(r), '只支持 http/https 链接');
 });
 
-test('超过 2000 字符截断并注明总长；maxChars 截短正文', async () => {
+test('超过 2000 字符截断并注明总长；抓取结果本身保留全文', async () => {
     const r = await fetchText(`${base}/long`);
     assert.ok(r.ok);
     assert.equal(formatFetchResult(r), '字'.repeat(2000) + '\n…(已截断，共 2500 个字符)');
-    const short = await fetchText(`${base}/long`, { maxChars: 10 });
-    assert.ok(short.ok);
-    assert.equal(short.text, '字'.repeat(10));
-    assert.equal(short.totalChars, 2500);
+    assert.equal(r.text, '字'.repeat(2500));
+    assert.equal(r.text.length, 2500);
 });

@@ -1,5 +1,5 @@
 // Day 4 的模块单元测试：glob 匹配器、diff 与 patch 规则、shell 执行、read 分段。之后每个阶段都重跑。
-// 各阶段的模块按文件路径动态导入；导入 shell.ts / files.ts 会把工具注册进该阶段自己的 tools.ts 实例。
+// 各阶段的模块按文件路径动态导入；registerShellTools / registerFileTools 把工具注册进该阶段自己的 tools.ts 实例。
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -178,8 +178,10 @@ for (const stage of stagesFrom('day04')) {
         const cwd = process.cwd();
         const work = tmpdir('geekagent-units-');
         const tools = await load('tools.ts');
-        const { runShell } = await load('shell.ts');
-        await load('files.ts');
+        const { runShell, registerShellTools } = await load('shell.ts');
+        const { registerFileTools } = await load('files.ts');
+        registerShellTools();
+        registerFileTools();
         const exec = (name: string, args: object) => tools.execTool(name, JSON.stringify(args));
         let answer = false;
 

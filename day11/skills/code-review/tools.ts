@@ -1,8 +1,8 @@
 // code-review 技能自带的工具：查看工作区相对 HEAD 的改动。
 import { execFile } from 'node:child_process';
-import type { Tool } from '../../tools.js';
+import { truncateOutput, type Tool } from '../../tools.js';
 
-const MAX_CHARS = 4000;
+const MAX_CHARS = 4000;   // diff 比一般工具输出长，多留一些
 
 function gitDiff(): Promise<string> {
     return new Promise((resolve) => {
@@ -10,8 +10,7 @@ function gitDiff(): Promise<string> {
             if (error) return resolve(`git diff 失败：${(stderr || error.message).trim()}`);
             if (!stdout.trim()) return resolve('（没有未提交的改动）');
             const files = [...stdout.matchAll(/^diff --git a\/(.+?) b\//gm)].map((m) => m[1]);
-            const body = stdout.length > MAX_CHARS ? `${stdout.slice(0, MAX_CHARS)}\n…(已截断，共 ${stdout.length} 个字符)` : stdout;
-            resolve(`${files.length} 个文件有改动：${files.join(', ')}\n${body}`);
+            resolve(`${files.length} 个文件有改动：${files.join(', ')}\n${truncateOutput(stdout, MAX_CHARS)}`);
         });
     });
 }
