@@ -1,8 +1,7 @@
 // 斜杠命令。每条命令先把 Chat 当前的历史同步回 Sessions（压缩可能换掉了数组对象）。
 import type { Chat } from './chat.js';
 import type { FrontEnd } from './frontend.js';
-import { mcpStatusText, type McpManager } from './mcp.js';
-import { reconnectMcp } from './mcp-setup.js';
+import { mcpStatusText, reconnectMcp, type McpManager } from './mcp-setup.js';
 import { getMemories } from './memory.js';
 import { PERMISSIONS_FILE } from './permissions.js';
 import { formatTodos, getTodos } from './planning.js';
@@ -155,7 +154,7 @@ export async function runCommand(line: string, { chat, sessions, ui, mcp }: Comm
             }
             break;
         case '/mcp':
-            if (!arg) info(mcpStatusText(mcp, (t) => t));
+            if (!arg) info(mcpStatusText(mcp));
             else if (arg === 'reconnect' && rest[0]) {
                 try {
                     info(await reconnectMcp(mcp, rest[0]));

@@ -5,7 +5,7 @@ import type { Color } from './color.js';
 import type { Config } from './config.js';
 import type { FrontEnd } from './frontend.js';
 import { EOF, type InputQueue } from './input.js';
-import { mcpPanelText, type McpManager } from './mcp.js';
+import { mcpPanelText, type McpManager } from './mcp-setup.js';
 import { getMemories, memoryBlocks } from './memory.js';
 import { permissionRoot } from './permissions.js';
 import { formatTodos, getTodos } from './planning.js';

@@ -4,7 +4,9 @@
 // 单独运行：npx tsx test/bench/mcp.bench.ts
 import { spawn } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { LineSplitter, McpManager } from '../../day15/mcp.js';
+import { LineFramer } from '../../day15/jsonrpc.js';
+import { McpManager } from '../../day15/mcp-setup.js';
+import { callMcpTool } from '../../day15/mcp-tools.js';
 
 const DEMO = fileURLToPath(new URL('../../day15/demo-server.mjs', import.meta.url));
 const SLOW_INIT = fileURLToPath(new URL('../mcp/servers/slow-init.mjs', import.meta.url));
@@ -25,7 +27,7 @@ async function benchCalls(): Promise<void> {
             const cpu0 = process.cpuUsage();
             for (let i = 0; i < 1000; i++) {
                 const t0 = performance.now();
-                await manager.callTool('demo', 'word_count', { text: `Model Context Protocol ${i}` });
+                await callMcpTool(manager.get('demo')!, 'word_count', { text: `Model Context Protocol ${i}` });
                 times.push(performance.now() - t0);
             }
             const cpu = process.cpuUsage(cpu0);
@@ -62,7 +64,7 @@ async function pipeFloor(calls: number): Promise<number> {
 
 function timeSplit(data: Buffer): { ms: number; lines: number } {
     let lines = 0;
-    const splitter = new LineSplitter(() => { lines++; });
+    const splitter = new LineFramer(() => { lines++; }, () => {}, 64 * 1024 * 1024);
     const t0 = performance.now();
     for (let i = 0; i < data.length; i += CHUNK) splitter.push(data.subarray(i, i + CHUNK));
     return { ms: performance.now() - t0, lines };
@@ -86,7 +88,7 @@ function benchFraming(): void {
     // 跨块的行以拼接字符串交出，展平的开销落在 JSON.parse 里；这里把它也算上，给出完整的一行从字节到对象的时间
     let parsed = 0;
     const json = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'x'.repeat(20 * 1024 * 1024) }] } }) + '\n');
-    const splitter = new LineSplitter((l) => { parsed += (JSON.parse(l) as { id: number }).id; });
+    const splitter = new LineFramer((l) => { parsed += (JSON.parse(l) as { id: number }).id; }, () => {}, 64 * 1024 * 1024);
     const t0 = performance.now();
     for (let i = 0; i < json.length; i += CHUNK) splitter.push(json.subarray(i, i + CHUNK));
     console.log(`  参照：同样大小的一条 JSON 消息，切分 + JSON.parse 共 ${(performance.now() - t0).toFixed(1)} ms${parsed === 1 ? '' : '（解析失败）'}`);
