@@ -5,8 +5,8 @@ import { isObject, LineFramer, RequestTable, RpcError, type Json } from './jsonr
 import type { McpEntry, McpServerConfig } from './mcp-config.js';
 import { forgetIfGone, spawnServer, stopServer } from './mcp-process.js';
 
-export const PROTOCOL_VERSION = '2025-06-18';
-export const SUPPORTED_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
+const PROTOCOL_VERSION = '2025-06-18';
+const SUPPORTED_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
 const HANDSHAKE_FLOOR_MS = 30_000;              // 冷启动的 npx 要下载包，握手至少给 30 秒
 const MAX_LINE_BYTES = 64 * 1024 * 1024;        // 真实服务器读 6 MiB 文件会回一行 12.6 MB
 const MAX_STDERR_LINE_BYTES = 1024 * 1024;
@@ -52,10 +52,6 @@ export class McpClient {
         this.name = entry.name;
         this.config = entry.config;
         this.configError = entry.error ?? '';
-    }
-
-    get pid(): number | undefined {
-        return this.child?.pid;
     }
 
     get logs(): McpLogLine[] {

@@ -224,7 +224,7 @@ describe('故障服务器', () => {
 
     it('演示服务器一直正常；全部停止后不留进程（顽固的要 SIGKILL）', async () => {
         assert.match(await callTool('demo', 'word_count', { text: 'Model Context Protocol' }), /22.*3/);
-        const stubbornPid = status('stubborn').pid!;
+        const stubbornPid = readRecords(logOf('stubborn'))[0].pid as number;   // 直接由 node 启动，pid 就是进程组号
         const t0 = Date.now();
         await manager.stopAll();
         const ms = Date.now() - t0;

@@ -29,6 +29,18 @@ describe('LineFramer 行切分', () => {
         }
     });
 
+    it('上限恰好等于最长的一行时（整块超过上限、逐行检查），每种切法结果也都一样', () => {
+        const longest = Math.max(...text.split('\n').map((l) => Buffer.byteLength(l)));
+        assert.ok(longest < bytes.length);
+        for (let cut = 0; cut <= bytes.length; cut++) {
+            const { lines, drops, framer } = collect(longest);
+            framer.push(bytes.subarray(0, cut));
+            framer.push(bytes.subarray(cut));
+            assert.deepEqual(lines, expected, `cut at ${cut}`);
+            assert.deepEqual(drops, []);
+        }
+    });
+
     it('逐字节喂入', () => {
         const { lines, framer } = collect();
         for (let i = 0; i < bytes.length; i++) framer.push(bytes.subarray(i, i + 1));

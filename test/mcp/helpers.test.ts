@@ -146,7 +146,7 @@ describe('请求表', () => {
         const pending = table.request('tools/call', {}, 1000);
         table.rejectAll(new Error('gone'));
         await assert.rejects(pending, /gone/);
-        assert.equal(table.size, 0);
+        assert.equal(table.settle({ jsonrpc: '2.0', id: 5, result: {} }), false, 'rejectAll 之后表是空的');
     });
 });
 

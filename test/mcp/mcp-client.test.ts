@@ -146,10 +146,14 @@ describe('客户端连接演示服务器', () => {
     });
 
     it('重连后照常工作；停止后调用立刻失败，且不留进程', async () => {
-        const before = manager.get('demo')!.pid;
+        // 本测试的演示服务器进程（命令行带着脚本名、环境带着本文件的标记）："pid: 命令行"
+        const before = leftovers('demo-server.mjs', MARK);
+        assert.equal(before.length, 1);
         const s = await manager.reconnect('demo');
         assert.equal(s.status, 'connected');
-        assert.notEqual(s.pid, before);
+        const after = leftovers('demo-server.mjs', MARK);
+        assert.equal(after.length, 1);
+        assert.notEqual(after[0], before[0], '重连后应是一个新进程');
         const again = manager.buildTools(deps, isTaken, 'demo');
         assert.equal(again.length, 2);
         assert.match(await callOn(manager, 'demo', 'dice', {}), /[1-6]/);
