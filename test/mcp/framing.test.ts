@@ -54,6 +54,13 @@ describe('LineFramer 行切分', () => {
         assert.deepEqual(lines, ['abc\r', 'def']);
     });
 
+    it('行中间的 \\r 不算行尾：JSON 允许把它当空白（node:readline 会在这里把消息切成两半）', () => {
+        const { lines, framer } = collect();
+        framer.push(Buffer.from('{"a":\r1}\n'));
+        assert.deepEqual(lines, ['{"a":\r1}']);
+        assert.deepEqual(JSON.parse(lines[0]), { a: 1 });
+    });
+
     it('结尾没有换行的最后一行在 flush 时交出', () => {
         const { lines, framer } = collect();
         framer.push(Buffer.from('one\ntw'));
