@@ -6,7 +6,7 @@ import type { Config } from './config.js';
 import { confirmAnswer } from './editor.js';
 import type { FrontEnd } from './frontend.js';
 import { EOF, type InputQueue } from './input.js';
-import { mcpPanelText, type McpManager } from './mcp.js';
+import { mcpPanelText, type McpManager } from './mcp-setup.js';
 import { getMemories, memoryBlocks } from './memory.js';
 import { permissionRoot } from './permissions.js';
 import { formatTodos, getTodos } from './planning.js';

@@ -10,7 +10,7 @@ import { EOF, InputQueue } from './input.js';
 import { buildSystemPrompt, loadInstructions } from './instructions.js';
 import { setNoticeHandler } from './llm.js';
 import { registerLookupTools } from './lookup.js';
-import { forceKillAll } from './mcp.js';
+import { forceKillAll } from './mcp-process.js';
 import { createMcp, startMcp } from './mcp-setup.js';
 import { loadMemory, recallMemory, registerMemoryTools } from './memory.js';
 import { loadPermissions, setupPermissions, type PermissionConfig } from './permissions.js';

@@ -1,4 +1,4 @@
-// 与官方 MCP 参考服务器的互通测试（mcp.md §13.4）：把 server-everything、server-filesystem、
+// 与官方 MCP 参考服务器的互通测试：把 server-everything、server-filesystem、
 // server-memory 装进一个临时目录（npm install --prefix，不碰 package.json），再用本仓库手写的客户端驱动它们。
 // 需要能访问 npm 软件源；连不上时打印"跳过"并以 0 退出。任何检查失败 → 退出码 1。
 // 运行：npx tsx test/interop/run.ts
@@ -6,7 +6,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { McpManager, buildMcpTools, loadMcpConfig, mcpStatusText } from '../../day15/mcp.js';
+import { loadMcpConfig } from '../../day15/mcp-config.js';
+import { McpManager, mcpStatusText } from '../../day15/mcp-setup.js';
+import { callMcpTool } from '../../day15/mcp-tools.js';
 
 const VERSION = '2026.8.31';   // 固定版本：工具数量等观察结果都来自这个版本
 const SERVERS = { everything: 'server-everything', fs: 'server-filesystem', memory: 'server-memory' };
@@ -84,7 +86,7 @@ async function main(): Promise<number> {
         await manager.connectAll();
         console.log(`连接三个服务器用时 ${Date.now() - t1} ms`);
         try {
-            const tools = buildMcpTools(manager, { authorize: async () => true, redact: (t) => t, ensureToolPolicy: () => {} });
+            const tools = manager.buildTools({ authorize: async () => true, redact: (t) => t, ensureToolPolicy: () => {} }, () => false);
             for (const s of manager.servers) {
                 check(s.status === 'connected', `${s.name} 已连接`, s.status === 'connected'
                     ? `${s.tools.length} 个工具（${String(s.serverInfo.name)} ${String(s.serverInfo.version)}）` : s.error);
@@ -94,7 +96,7 @@ async function main(): Promise<number> {
             check(tools.every((t) => t.parameters.type === 'object' && typeof t.parameters.properties === 'object' && !('$schema' in t.parameters)),
                 '所有参数模式都是带 properties 的 object');
 
-            const call = (server: string, tool: string, args: Record<string, unknown>) => manager.callTool(server, tool, args);
+            const call = (server: string, tool: string, args: Record<string, unknown>) => callMcpTool(manager.get(server)!, tool, args);
             const echo = await call('everything', 'echo', { message: '你好 MCP' });
             check(echo.includes('你好 MCP'), 'everything echo', echo);
             const names = manager.get('everything')!.tools.map((t) => t.name);

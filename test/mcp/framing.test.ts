@@ -1,53 +1,72 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { LineSplitter } from '../../day15/mcp.js';
+import { LineFramer } from '../../day15/jsonrpc.js';
 
-function collect(maxLine?: number) {
+function collect(maxLine = 64 * 1024 * 1024) {
     const lines: string[] = [];
     const drops: number[] = [];
-    const splitter = new LineSplitter((l) => lines.push(l), (n) => drops.push(n), maxLine);
-    return { lines, drops, splitter };
+    const framer = new LineFramer((l) => lines.push(l), (n) => drops.push(n), maxLine);
+    return { lines, drops, framer };
 }
 
-describe('LineSplitter 行切分', () => {
+describe('LineFramer 行切分', () => {
     const text = '{"a":"你好，世界 🎲"}\r\n\n{"b":"émoji 😀 末尾"}\n   \n{"c":3}\n';
     const bytes = Buffer.from(text, 'utf8');
     const expected = ['{"a":"你好，世界 🎲"}', '{"b":"émoji 😀 末尾"}', '   ', '{"c":3}'];
 
     it('一次读入多行：CRLF 去掉 \\r，空行跳过', () => {
-        const { lines, splitter } = collect();
-        splitter.push(bytes);
+        const { lines, framer } = collect();
+        framer.push(bytes);
         assert.deepEqual(lines, expected);
     });
 
     it('在每一个字节处切成两半（包括 UTF-8 多字节字符内部）结果都一样', () => {
         for (let cut = 0; cut <= bytes.length; cut++) {
-            const { lines, splitter } = collect();
-            splitter.push(bytes.subarray(0, cut));
-            splitter.push(bytes.subarray(cut));
+            const { lines, framer } = collect();
+            framer.push(bytes.subarray(0, cut));
+            framer.push(bytes.subarray(cut));
             assert.deepEqual(lines, expected, `cut at ${cut}`);
         }
     });
 
+    it('上限恰好等于最长的一行时（整块超过上限、逐行检查），每种切法结果也都一样', () => {
+        const longest = Math.max(...text.split('\n').map((l) => Buffer.byteLength(l)));
+        assert.ok(longest < bytes.length);
+        for (let cut = 0; cut <= bytes.length; cut++) {
+            const { lines, drops, framer } = collect(longest);
+            framer.push(bytes.subarray(0, cut));
+            framer.push(bytes.subarray(cut));
+            assert.deepEqual(lines, expected, `cut at ${cut}`);
+            assert.deepEqual(drops, []);
+        }
+    });
+
     it('逐字节喂入', () => {
-        const { lines, splitter } = collect();
-        for (let i = 0; i < bytes.length; i++) splitter.push(bytes.subarray(i, i + 1));
+        const { lines, framer } = collect();
+        for (let i = 0; i < bytes.length; i++) framer.push(bytes.subarray(i, i + 1));
         assert.deepEqual(lines, expected);
     });
 
     it('\\r 恰好落在两块之间也只去掉一个', () => {
-        const { lines, splitter } = collect();
-        splitter.push(Buffer.from('abc\r\r'));
-        splitter.push(Buffer.from('\ndef\n'));
+        const { lines, framer } = collect();
+        framer.push(Buffer.from('abc\r\r'));
+        framer.push(Buffer.from('\ndef\n'));
         assert.deepEqual(lines, ['abc\r', 'def']);
     });
 
+    it('行中间的 \\r 不算行尾：JSON 允许把它当空白（node:readline 会在这里把消息切成两半）', () => {
+        const { lines, framer } = collect();
+        framer.push(Buffer.from('{"a":\r1}\n'));
+        assert.deepEqual(lines, ['{"a":\r1}']);
+        assert.deepEqual(JSON.parse(lines[0]), { a: 1 });
+    });
+
     it('结尾没有换行的最后一行在 flush 时交出', () => {
-        const { lines, splitter } = collect();
-        splitter.push(Buffer.from('one\ntw'));
-        splitter.push(Buffer.from('o'));
+        const { lines, framer } = collect();
+        framer.push(Buffer.from('one\ntw'));
+        framer.push(Buffer.from('o'));
         assert.deepEqual(lines, ['one']);
-        splitter.flush();
+        framer.flush();
         assert.deepEqual(lines, ['one', 'two']);
     });
 
@@ -55,9 +74,9 @@ describe('LineSplitter 行切分', () => {
     it('20 MB 的一行分成 4 KiB 的块：完整交出，线性耗时', () => {
         const big = Buffer.alloc(20_000_001, 0x78);
         big[big.length - 1] = 0x0a;
-        const { lines, splitter } = collect();
+        const { lines, framer } = collect();
         const t0 = performance.now();
-        for (let i = 0; i < big.length; i += 4096) splitter.push(big.subarray(i, i + 4096));
+        for (let i = 0; i < big.length; i += 4096) framer.push(big.subarray(i, i + 4096));
         const ms = performance.now() - t0;
         assert.equal(lines.length, 1);
         assert.equal(lines[0].length, 20_000_000);
@@ -66,17 +85,25 @@ describe('LineSplitter 行切分', () => {
     });
 
     it('超长行被丢弃并报告字节数，之后的行照常', () => {
-        const { lines, drops, splitter } = collect(1000);
-        splitter.push(Buffer.from('short\n'));
-        for (let i = 0; i < 5; i++) splitter.push(Buffer.alloc(300, 0x61));
-        splitter.push(Buffer.from('aaaa\nnext\n'));
+        const { lines, drops, framer } = collect(1000);
+        framer.push(Buffer.from('short\n'));
+        for (let i = 0; i < 5; i++) framer.push(Buffer.alloc(300, 0x61));
+        framer.push(Buffer.from('aaaa\nnext\n'));
         assert.deepEqual(lines, ['short', 'next']);
         assert.deepEqual(drops, [1504]);
     });
 
+    it('恰好等于上限的行照常交出：整行在一块里、跨两块都一样', () => {
+        const { lines, drops, framer } = collect(10);
+        framer.push(Buffer.from('0123456789\n01234'));
+        framer.push(Buffer.from('56789\n'));
+        assert.deepEqual(lines, ['0123456789', '0123456789']);
+        assert.deepEqual(drops, []);
+    });
+
     it('一块里就超过上限的完整行也会被丢弃', () => {
-        const { lines, drops, splitter } = collect(10);
-        splitter.push(Buffer.from('0123456789abc\nok\n'));
+        const { lines, drops, framer } = collect(10);
+        framer.push(Buffer.from('0123456789abc\nok\n'));
         assert.deepEqual(lines, ['ok']);
         assert.deepEqual(drops, [13]);
     });

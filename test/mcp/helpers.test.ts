@@ -2,18 +2,22 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import {
-    RequestTable, RpcError, capText, convertResult, expandVars, loadMcpConfig, mcpPanelText, mcpStatusText,
-    mcpToolName, normalizeSchema, McpManager,
-} from '../../day15/mcp.js';
+import { RequestTable, RpcError } from '../../day15/jsonrpc.js';
+import { expandVars, loadMcpConfig } from '../../day15/mcp-config.js';
+import { McpManager, mcpPanelText, mcpStatusText } from '../../day15/mcp-setup.js';
+import { callMcpTool, convertResult, mcpToolName, normalizeSchema as normalize } from '../../day15/mcp-tools.js';
+import { truncateOutput } from '../../day15/tools.js';
 import { tempDir } from './util.js';
 
 describe('配置与变量展开', () => {
     it('${NAME} 与 ${NAME:-默认}', () => {
-        const env = { A: 'x', EMPTY: '' };
-        assert.equal(expandVars('${A}/${B:-day}/${EMPTY:-d2}/${EMPTY}/$A/${1X}', env), 'x/day/d2//$A/${1X}');
-        assert.equal(expandVars('${B:-}', env), '');
-        assert.throws(() => expandVars('${SURELY_UNSET_VAR}', env), /环境变量 SURELY_UNSET_VAR 未设置/);
+        process.env.GEEKAGENT_T_A = 'x';
+        process.env.GEEKAGENT_T_EMPTY = '';
+        delete process.env.GEEKAGENT_T_B;
+        assert.equal(expandVars('${GEEKAGENT_T_A}/${GEEKAGENT_T_B:-day}/${GEEKAGENT_T_EMPTY:-d2}/${GEEKAGENT_T_EMPTY}/$GEEKAGENT_T_A/${1X}'),
+            'x/day/d2//$GEEKAGENT_T_A/${1X}');
+        assert.equal(expandVars('${GEEKAGENT_T_B:-}'), '');
+        assert.throws(() => expandVars('${SURELY_UNSET_VAR}'), /环境变量 SURELY_UNSET_VAR 未设置/);
     });
 
     it('文件不存在 → 没有服务器；坏文件 → 抛出中文错误', () => {
@@ -65,12 +69,13 @@ describe('工具名', () => {
     it('清洗、限长、去重', () => {
         const taken = new Set(['mcp_s_x_y']);
         const has = (n: string) => taken.has(n);
-        assert.equal(mcpToolName('demo', 'word_count'), 'mcp_demo_word_count');
-        assert.equal(mcpToolName('my.srv', 'read.file'), 'mcp_my_srv_read_file');
-        assert.equal(mcpToolName('s', '中文🎲'), 'mcp_s____');
+        const free = () => false;
+        assert.equal(mcpToolName('demo', 'word_count', free), 'mcp_demo_word_count');
+        assert.equal(mcpToolName('my.srv', 'read.file', free), 'mcp_my_srv_read_file');
+        assert.equal(mcpToolName('s', '中文🎲', free), 'mcp_s____');
         const dup = mcpToolName('s', 'x.y', has)!;
         assert.match(dup, /^mcp_s_x_y_[0-9a-f]{8}$/);
-        const long = mcpToolName('s', 'a'.repeat(80))!;
+        const long = mcpToolName('s', 'a'.repeat(80), free)!;
         assert.equal(long.length, 64);
         assert.match(long, /^mcp_s_a{49}_[0-9a-f]{8}$/);
         taken.add(dup);
@@ -80,6 +85,7 @@ describe('工具名', () => {
 
 describe('输入模式规范化', () => {
     it('各种不规范写法', () => {
+        const normalizeSchema = (schema: unknown, note: (text: string) => void = () => {}) => normalize(schema, note);
         assert.deepEqual(normalizeSchema(undefined), { type: 'object', properties: {} });
         assert.deepEqual(normalizeSchema(null), { type: 'object', properties: {} });
         assert.deepEqual(normalizeSchema({ type: 'object' }), { type: 'object', properties: {} });
@@ -96,7 +102,7 @@ describe('输入模式规范化', () => {
 });
 
 describe('结果转换', () => {
-    it('M7 的各种内容', () => {
+    it('各种内容块', () => {
         const c = (content: unknown[], extra = {}) => convertResult({ content, ...extra }).text;
         assert.equal(c([{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }]), 'a\nb');
         assert.equal(c([{ type: 'image', data: 'AAAA', mimeType: 'image/png' }]), '[图片 image/png，3 字节]');
@@ -113,7 +119,7 @@ describe('结果转换', () => {
         assert.deepEqual(convertResult({ content: [], isError: true }), { text: 'MCP 工具返回了错误', isError: true });
         const long = c([{ type: 'text', text: 'z'.repeat(25000) }]);
         assert.equal(long, 'z'.repeat(20000) + '\n…(已截断，共 25000 个字符)');
-        assert.equal(capText('abc', 5), 'abc');
+        assert.equal(truncateOutput('abc', 5), 'abc');
     });
 });
 
@@ -140,7 +146,7 @@ describe('请求表', () => {
         const pending = table.request('tools/call', {}, 1000);
         table.rejectAll(new Error('gone'));
         await assert.rejects(pending, /gone/);
-        assert.equal(table.size, 0);
+        assert.equal(table.settle({ jsonrpc: '2.0', id: 5, result: {} }), false, 'rejectAll 之后表是空的');
     });
 });
 
@@ -157,6 +163,6 @@ describe('状态文字', () => {
         await m.connectAll();
         assert.equal(mcpPanelText(m), 'bad(失败)');
         assert.equal(mcpStatusText(m), '× bad：配置无效：缺少 command');
-        await assert.rejects(m.callTool('bad', 'x', {}), /MCP 服务器 bad 未在运行：配置无效：缺少 command/);
+        await assert.rejects(callMcpTool(m.get('bad')!, 'x', {}), /MCP 服务器 bad 未在运行：配置无效：缺少 command/);
     });
 });

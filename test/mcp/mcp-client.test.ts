@@ -5,9 +5,11 @@ import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-    McpManager, buildMcpTools, forceKillAll, loadMcpConfig, mcpPanelText, mcpStatusText, mcpStartupMessages, type McpEntry, type McpServerConfig, type Tool,
-} from '../../day15/mcp.js';
+import { loadMcpConfig, type McpEntry, type McpServerConfig } from '../../day15/mcp-config.js';
+import { forceKillAll } from '../../day15/mcp-process.js';
+import { McpManager, mcpPanelText, mcpStatusText, mcpStartupMessages } from '../../day15/mcp-setup.js';
+import { callMcpTool } from '../../day15/mcp-tools.js';
+import type { Tool } from '../../day15/tools.js';
 import { leftovers, readRecords, server, tempDir } from './util.js';
 
 const DEMO = fileURLToPath(new URL('../../day15/demo-server.mjs', import.meta.url));
@@ -16,7 +18,7 @@ const cfg = (args: string[], extra: Partial<McpServerConfig> = {}): McpServerCon
     command: process.execPath, args, env: { GEEKAGENT_TEST_MARK: MARK, ...extra.env }, timeout: 10000, ...extra,
 });
 
-// 把手写的行喂给演示服务器，读回它的 stdout（mcp.md §13.1）
+// 把手写的行喂给演示服务器，读回它的 stdout
 function talk(lines: (string | object)[]) {
     const input = lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n';
     const r = spawnSync(process.execPath, [DEMO], { input, encoding: 'utf8', timeout: 10000 });
@@ -25,6 +27,8 @@ function talk(lines: (string | object)[]) {
 }
 const req = (id: unknown, method: string, params?: unknown) => ({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) });
 const call = (id: number, name: string, args?: unknown) => req(id, 'tools/call', { name, arguments: args });
+// 经客户端调用一台服务器上的工具，得到转换后的文本（模型看到的就是它）
+const callOn = (m: McpManager, server: string, tool: string, args: Record<string, unknown>) => callMcpTool(m.get(server)!, tool, args);
 
 describe('演示服务器单独运行', () => {
     it('initialize 的版本协商，ping，tools/list', () => {
@@ -96,14 +100,14 @@ describe('客户端连接演示服务器', () => {
         authorize: async (_tool: string, prompt: string) => { prompts.push(prompt); return answer; },
         redact: (t: string) => t.replaceAll('sk-secret-value', '***'),
         ensureToolPolicy: (tool: string) => { policies.push(tool); },
-        isTaken: (n: string) => n === 'get_current_time',
     };
+    const isTaken = (n: string) => n === 'get_current_time';
 
     before(async () => {
-        manager = new McpManager([{ name: 'demo', config: cfg([DEMO]) }], { onLog: (s, l) => logs.push(`[mcp:${s}] ${l}`) });
+        manager = new McpManager([{ name: 'demo', config: cfg([DEMO]) }], (s, l) => logs.push(`[mcp:${s}] ${l}`));
         assert.equal(mcpPanelText(manager), '连接中…');
         await manager.connectAll();
-        tools = buildMcpTools(manager, deps);
+        tools = manager.buildTools(deps, isTaken);
     });
     after(() => manager.stopAll());
 
@@ -137,22 +141,26 @@ describe('客户端连接演示服务器', () => {
     });
 
     it('工具错误（isError）与协议错误都变成异常', async () => {
-        await assert.rejects(manager.callTool('demo', 'nope', {}), /^Error: 未知工具：nope$/);
-        await assert.rejects(manager.callTool('demo', 'word_count', { text: 1 }), /text 必须是字符串/);
+        await assert.rejects(callOn(manager, 'demo', 'nope', {}), /^Error: 未知工具：nope$/);
+        await assert.rejects(callOn(manager, 'demo', 'word_count', { text: 1 }), /text 必须是字符串/);
     });
 
     it('重连后照常工作；停止后调用立刻失败，且不留进程', async () => {
-        const before = manager.get('demo')!.pid;
+        // 本测试的演示服务器进程（命令行带着脚本名、环境带着本文件的标记）："pid: 命令行"
+        const before = leftovers('demo-server.mjs', MARK);
+        assert.equal(before.length, 1);
         const s = await manager.reconnect('demo');
         assert.equal(s.status, 'connected');
-        assert.notEqual(s.pid, before);
-        const again = buildMcpTools(manager, deps, 'demo');
+        const after = leftovers('demo-server.mjs', MARK);
+        assert.equal(after.length, 1);
+        assert.notEqual(after[0], before[0], '重连后应是一个新进程');
+        const again = manager.buildTools(deps, isTaken, 'demo');
         assert.equal(again.length, 2);
-        assert.match(await manager.callTool('demo', 'dice', {}), /[1-6]/);
+        assert.match(await callOn(manager, 'demo', 'dice', {}), /[1-6]/);
         const t0 = Date.now();
         await manager.stopAll();
         assert.ok(Date.now() - t0 < 1900, '演示服务器在 stdin 关闭后应立即退出，不需要 SIGTERM');
-        await assert.rejects(manager.callTool('demo', 'dice', {}), /MCP 服务器 demo 未在运行：已停止/);
+        await assert.rejects(callOn(manager, 'demo', 'dice', {}), /MCP 服务器 demo 未在运行：已停止/);
         assert.deepEqual(leftovers('demo-server.mjs', MARK), []);
     });
 });
@@ -195,7 +203,7 @@ describe('并发与环境', () => {
         const manager = new McpManager(loadMcpConfig(file));
         await manager.connectAll();
         try {
-            const dump = JSON.parse(await manager.callTool('env', 'env', {}));
+            const dump = JSON.parse(await callOn(manager, 'env', 'env', {}));
             assert.equal(dump.env.GEEKAGENT_FAKE_API_KEY, undefined);
             assert.equal(dump.env.my_password_x, undefined);
             assert.equal(dump.env.GEEKAGENT_PLAIN, 'visible');

@@ -1,4 +1,4 @@
-// Day 15 的 MCP 接入（mcp.md §10、§11、§13.2、§13.3）：经真实入口、管道输入（行模式）、假 OpenAI 服务验证。
+// Day 15 的 MCP 接入：经真实入口、管道输入（行模式）、假 OpenAI 服务验证。
 // 临时工作目录的 .geekagent/mcp.json 用绝对路径指向仓库里的演示服务器；故障服务器复用 test/mcp/servers 里的脚本。
 // 客户端模块本身的细节（分帧、超时、内容转换……）已由 test/mcp/ 覆盖，这里只看 Agent 里用户能看到的行为。
 import assert from 'node:assert/strict';

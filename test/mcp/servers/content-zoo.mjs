@@ -1,4 +1,4 @@
-// 各种内容块，检查客户端的文字转换（mcp.md M7）
+// 各种内容块，检查客户端的文字转换
 import { serve } from './lib.mjs';
 
 const png = Buffer.alloc(68, 1).toString('base64');
