@@ -98,7 +98,14 @@ export function summaryTable(all: StageStats[]): string {
     return ['| 阶段 | 文件 | 行数 | 对比 | 新增行 | 删除行 | 新增占比 | 新文件 | 改动的旧文件 |', '|---|---|---|---|---|---|---|---|---|', ...rows].join('\n');
 }
 
-/** 一个阶段 README 里的表：每个文件的行数，以及它相对前一阶段是新文件、改过还是原样。 */
+/** 文件的作用：取文件头第一行注释里第一个句号之前的部分（去掉「Day N：」标记），所以表里的说明和代码不会不一致。 */
+function purpose(stage: string, file: string): string {
+    const first = fs.readFileSync(path.join(ROOT, stage, file), 'utf8').split('\n')[0];
+    if (!first.startsWith('//')) return '';
+    return first.replace(/^\/\/\s*/, '').replace(/^Day [0-9–-]+：/, '').split('。')[0].replace(/\|/g, '\\|');
+}
+
+/** 一个阶段 README 里的表：每个文件的行数、作用，以及它相对前一阶段是新文件、改过还是原样。 */
 export function readmeTable(s: StageStats): string {
     const label: Record<FileRow['status'], (r: FileRow) => string> = {
         first: () => '',
@@ -106,11 +113,14 @@ export function readmeTable(s: StageStats): string {
         edited: (r) => `改动 +${r.add} -${r.del}`,
         same: () => '原样',
     };
-    const head = s.previous ? `| 文件 | 行数 | 对比 ${s.previous} |\n|---|---|---|` : '| 文件 | 行数 |\n|---|---|';
-    const rows = s.files.map((r) => (s.previous ? `| ${r.file} | ${r.lines} | ${label[r.status](r)} |` : `| ${r.file} | ${r.lines} |`));
+    const head = s.previous ? `| 文件 | 行数 | 对比 ${s.previous} | 作用 |\n|---|---:|---|---|` : '| 文件 | 行数 | 作用 |\n|---|---:|---|';
+    const rows = s.files.map((r) => {
+        const what = purpose(s.stage, r.file);
+        return s.previous ? `| \`${r.file}\` | ${r.lines} | ${label[r.status](r)} | ${what} |` : `| \`${r.file}\` | ${r.lines} | ${what} |`;
+    });
     const total = s.previous
-        ? `| 合计 ${s.files.length} 个文件 | ${s.lines} | +${s.add} -${s.del}（新增占比 ${share(s)}） |`
-        : `| 合计 ${s.files.length} 个文件 | ${s.lines} |`;
+        ? `| 合计 ${s.files.length} 个文件 | ${s.lines} | +${s.add} -${s.del}（新增占比 ${share(s)}） | |`
+        : `| 合计 ${s.files.length} 个文件 | ${s.lines} | |`;
     return [head, ...rows, total].join('\n');
 }
 
