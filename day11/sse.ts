@@ -80,7 +80,7 @@ type Json = Record<string, any>;
 const str = (v: unknown): v is string => typeof v === 'string';
 
 /** 把流里的块（已解析的 JSON）累加成一次回复。字段缺失、为 null 或类型不对都当作没有。 */
-export class StreamAccumulator {
+class StreamAccumulator {
     readonly result: StreamResult = { text: '', reasoning: '', reasoningField: '', refusal: null, toolCalls: [], finishReason: null, usage: null, error: null, complete: false };
     deltas: Delta[] = [];   // 还没交给前端的增量
     private byIndex = new Map<number, ToolCall>();   // 流里的 index → 调用
