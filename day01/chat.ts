@@ -15,10 +15,7 @@ export class Chat {
         this.history = [];
     }
 
-    /**
-     * 一轮对话。任何失败（HTTP 错误、断网、断流、取消）都把历史截回本轮之前（D5），
-     * 已经显示出来的半截文字留在屏幕上。
-     */
+    /** 一轮对话。任何失败（HTTP 错误、断网、断流、取消）都把历史截回本轮之前，已经显示的半截文字留在屏幕上。 */
     async *streamReply(input: string, signal?: AbortSignal): AsyncGenerator<ReplyPiece> {
         const start = this.history.length;
         this.history.push({ role: 'user', content: input });
@@ -33,14 +30,10 @@ export class Chat {
         }
     }
 
-    /** 发一次流式请求，边收边产出增量；流不完整就抛错（R6.2）。 */
-    protected async *requestOnce(signal?: AbortSignal, extra: object = {}): AsyncGenerator<ReplyPiece, StreamResult> {
-        let result: StreamResult | undefined;
-        for await (const ev of streamChat(this.cfg, { messages: this.history, ...extra }, signal)) {
-            if (ev.type === 'end') result = ev.result;
-            else yield ev;
-        }
-        if (!result || !result.complete) throw new ApiError(result?.error ?? '流在回复完成之前就结束了');
+    /** 发一次流式请求，边收边产出增量；流不完整（出错，或没见到 finish_reason）就抛错。 */
+    protected async *requestOnce(signal?: AbortSignal): AsyncGenerator<ReplyPiece, StreamResult> {
+        const result = yield* streamChat(this.cfg, this.history, signal);
+        if (!result.complete) throw new ApiError(result.error ?? '流在回复完成之前就结束了');
         return result;
     }
 }

@@ -1,4 +1,4 @@
-// Day 1：输入队列。打字或管道送来的行在回复进行中先排队，按顺序处理，绝不丢弃（D4）。
+// Day 1：输入队列。打字或管道送来的行在回复进行中先排队，按顺序处理，绝不丢弃。
 export const EOF = Symbol('EOF');
 export type InputItem = string | typeof EOF;
 
@@ -12,19 +12,14 @@ export class InputQueue {
         else this.items.push(item);
     }
 
-    /** 取下一项；EOF 取出后留在队首，之后每次都还是 EOF（确认提示遇到 EOF 也能得到答案）。 */
+    /** 取下一项；队列空着就等下一次 push。 */
     next(): Promise<InputItem> {
-        const item = this.items[0];
-        if (item === undefined) return new Promise((resolve) => this.waiters.push((i) => resolve(this.keep(i))));
-        return Promise.resolve(this.keep(this.items.shift()!));
+        const item = this.items.shift();
+        if (item === undefined) return new Promise((resolve) => this.waiters.push(resolve));
+        return Promise.resolve(item);
     }
 
     get size(): number {
-        return this.items.filter((i) => i !== EOF).length;
-    }
-
-    private keep(item: InputItem): InputItem {
-        if (item === EOF && this.items[0] !== EOF) this.items.unshift(EOF);
-        return item;
+        return this.items.length;
     }
 }

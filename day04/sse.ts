@@ -1,39 +1,17 @@
-// Day 1：SSE 解码与流式块累加。规则见 shared/spec/openai-stream.md（R4–R7）。
-// 分三层：字节 → 行（LineSplitter）→ 事件（sseEvents）→ 一次回复（StreamAccumulator）。
+// Day 1：读聊天流。三层：文本 → 行（LineSplitter）→ 事件（sseEvents）→ 一次回复（StreamAccumulator）。
 
 /** 把任意切分的文本拆成行：CR、LF、CRLF 都算行尾，CRLF 可能被拆在两次读取之间。 */
 export class LineSplitter {
-    private parts: string[] = [];   // 未结束的那一行的碎片；只在遇到行尾时拼接一次，保证线性
-    private pendingCR = false;      // 上一块以 \r 结尾：下一块开头的 \n 属于同一个行尾
+    private rest = '';        // 还没遇到行尾的半行：只往后拼接、从不重新扫描，所以一行分成很多块到达也是线性的
+    private skipLF = false;   // 上一块以 \r 结尾：这一块开头的 \n 和它是同一个行尾
 
     push(text: string): string[] {
-        const lines: string[] = [];
-        let start = 0;
-        if (this.pendingCR && text.startsWith('\n')) start = 1;
-        this.pendingCR = false;
-        // 用原生 indexOf 找行尾，比逐字符循环快得多；两个位置各自缓存，整体仍是线性的
-        let lf = text.indexOf('\n', start);
-        let cr = text.indexOf('\r', start);
-        while (lf !== -1 || cr !== -1) {
-            const end = cr === -1 || (lf !== -1 && lf < cr) ? lf : cr;
-            this.parts.push(text.slice(start, end));
-            lines.push(this.parts.length === 1 ? this.parts[0] : this.parts.join(''));
-            this.parts = [];
-            start = end + 1;
-            if (end === cr) {
-                if (start === text.length) this.pendingCR = true;
-                else if (text.charCodeAt(start) === 10) start++;
-                cr = text.indexOf('\r', start);
-            }
-            if (lf !== -1 && lf < start) lf = text.indexOf('\n', start);
-        }
-        if (start < text.length) this.parts.push(text.slice(start));
+        if (this.skipLF && text.startsWith('\n')) text = text.slice(1);
+        this.skipLF = text.endsWith('\r');
+        const lines = text.split(/\r\n|\r|\n/);
+        lines[0] = this.rest + lines[0];
+        this.rest = lines.pop()!;
         return lines;
-    }
-
-    /** 流结束时还没遇到行尾的残余字符数（这部分事件按规则丢弃）。 */
-    leftover(): number {
-        return this.parts.reduce((n, p) => n + p.length, 0);
     }
 }
 
@@ -43,271 +21,172 @@ export interface SseEvent {
     error?: string;  // 旧版 llama.cpp 的非标准 `error:` 字段
 }
 
-export interface SseStats {
-    comments: string[];
-    dispatched: number;
-}
-
-/**
- * WHATWG 事件流解析：空行派发事件；流末尾没以空行结束的事件丢弃（R4.6）。
- * 每次网络读取产出一批事件：逐个事件 await 的开销比解析本身还大。
- */
-export async function* sseEvents(
-    body: AsyncIterable<Uint8Array>,
-    stats: SseStats = { comments: [], dispatched: 0 },
-): AsyncGenerator<SseEvent[]> {
-    const decoder = new TextDecoder('utf-8');   // 默认去掉开头的 BOM（R4.1）
+/** 事件流解析：空行派发事件，流结束时没等到空行的事件丢弃。每次读取产出一批：逐个事件 await 比解析本身还慢。 */
+export async function* sseEvents(body: AsyncIterable<Uint8Array>): AsyncGenerator<SseEvent[]> {
+    const decoder = new TextDecoder('utf-8');   // 去掉开头的 BOM；被切开的多字节字符留到下一块再解码
     const splitter = new LineSplitter();
     let data: string[] = [];
     let event = '';
     let error: string | undefined;
-
-    function handle(lines: string[]): SseEvent[] {
+    for await (const chunk of body) {
         const events: SseEvent[] = [];
-        for (const line of lines) {
-            if (line === '') {
-                if (data.length === 0 && !event && error === undefined) continue;
-                stats.dispatched++;
+        for (const line of splitter.push(decoder.decode(chunk, { stream: true }))) {
+            if (line === '' && (data.length || event || error !== undefined)) {   // 连续的空行无事发生
                 events.push({ event: event || 'message', data: data.join('\n'), error });
-                data = [];
-                event = '';
-                error = undefined;
-                continue;
+                [data, event, error] = [[], '', undefined];
             }
-            if (line.startsWith(':')) {
-                stats.comments.push(line.slice(1).trim());
-                continue;
-            }
-            const colon = line.indexOf(':');
+            if (line === '' || line.startsWith(':')) continue;   // 冒号开头是注释（保活用）
+            const colon = line.indexOf(':');   // 没有冒号：整行是字段名，值为空；冒号后的一个空格不算值
             const name = colon === -1 ? line : line.slice(0, colon);
-            let value = colon === -1 ? '' : line.slice(colon + 1);
-            if (value.startsWith(' ')) value = value.slice(1);
+            const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '');
             if (name === 'data') data.push(value);
             else if (name === 'event') event = value;
-            else if (name === 'error') error = value;
-            // id、retry 和其他字段：对聊天流没有意义，忽略
+            else if (name === 'error') error = value;   // id、retry 等其他字段对聊天流没有意义
         }
-        return events;
+        yield events;
     }
-
-    for await (const chunk of body) {
-        yield handle(splitter.push(decoder.decode(chunk, { stream: true })));
-    }
-    yield handle(splitter.push(decoder.decode()));
 }
 
-// ---- 一次回复的累加 ----
-
+/** Day 2：一个工具调用。arguments 是原样拼接的字符串，流结束后才解析：半截的字符串不是 JSON。 */
 export interface ToolCall {
     id: string;
     name: string;
-    arguments: string;   // 原始拼接字符串，流结束后才解析
-}
-
-export interface Usage {
-    prompt: number;
-    completion: number;
-    total: number;
+    arguments: string;
 }
 
 export interface StreamResult {
     text: string;
     reasoning: string;
-    reasoningField: '' | 'reasoning_content' | 'reasoning';
+    reasoningField: '' | 'reasoning_content' | 'reasoning';   // 思考内容来自哪个字段
     refusal: string | null;
-    toolCalls: ToolCall[];
+    toolCalls: ToolCall[];   // 按首次出现的顺序
     finishReason: string | null;
-    usage: Usage | null;
-    endedBy: 'done' | 'eof' | 'error';
     error: string | null;
-    complete: boolean;
+    complete: boolean;   // 没有出错，并且见到了 finish_reason
 }
 
 /** 一个增量：文字、思考或拒答，前端按类型上色显示。 */
-export interface Delta {
-    type: 'text' | 'reasoning' | 'refusal';
-    text: string;
-}
+export type Delta = { type: 'text' | 'reasoning' | 'refusal'; text: string };
 
 type Json = Record<string, any>;
-
 const str = (v: unknown): v is string => typeof v === 'string';
 
-/** 把流里的块（已解析的 JSON）累加成一次完整回复（R5.4–R7）。 */
-export class StreamAccumulator {
-    private text = '';
-    private reasoning = '';
-    private reasoningField: StreamResult['reasoningField'] = '';
-    private refusal: string | null = null;
-    private calls = new Map<number, ToolCall>();   // 内部键 → 调用，Map 保留首次出现的顺序
-    private byIndex = new Map<number, number>();   // 流里的 index → 内部键
-    private lastKey = -1;
-    private finishReason: string | null = null;
-    private topUsage: Json | null = null;
-    private choiceUsage: Json | null = null;
-    private groqUsage: Json | null = null;
+/** 把流里的块（已解析的 JSON）累加成一次回复。字段缺失、为 null 或类型不对都当作没有。 */
+class StreamAccumulator {
+    readonly result: StreamResult = { text: '', reasoning: '', reasoningField: '', refusal: null, toolCalls: [], finishReason: null, error: null, complete: false };
+    deltas: Delta[] = [];   // 还没交给前端的增量
+    private byIndex = new Map<number, ToolCall>();   // 流里的 index → 调用
+    private last: ToolCall | undefined;              // 最近的调用：既没有 index 也没有 id 的片段续到它上面
 
-    /** 处理一个块，返回要显示的增量。 */
-    add(chunk: Json): Delta[] {
-        if (chunk.usage) this.topUsage = chunk.usage;
-        if (chunk.x_groq?.usage) this.groqUsage = chunk.x_groq.usage;
+    add(chunk: Json): void {
+        const r = this.result;
+        // choices 可能缺失或为空（只带用量的块）；我们只要一个回答，只看 index 为 0 的那个
         const choices: Json[] = Array.isArray(chunk.choices) ? chunk.choices : [];
         const choice = choices.find((c) => (c?.index ?? 0) === 0);
-        if (!choice) return [];
-        if (choice.usage) this.choiceUsage = choice.usage;
-        if (str(choice.finish_reason) && choice.finish_reason) this.finishReason = choice.finish_reason;
+        if (!choice) return;
+        if (str(choice.finish_reason) && choice.finish_reason) r.finishReason = choice.finish_reason;
         const delta: Json = choice.delta ?? {};
-        const out: Delta[] = [];
-        if (str(delta.reasoning_content)) {
-            this.reasoning += delta.reasoning_content;
-            this.reasoningField = 'reasoning_content';
-            if (delta.reasoning_content) out.push({ type: 'reasoning', text: delta.reasoning_content });
-        } else if (str(delta.reasoning)) {
-            this.reasoning += delta.reasoning;
-            if (!this.reasoningField) this.reasoningField = 'reasoning';
-            if (delta.reasoning) out.push({ type: 'reasoning', text: delta.reasoning });
+        const reasoning = str(delta.reasoning_content) ? delta.reasoning_content : delta.reasoning;   // DeepSeek 叫 reasoning_content，OpenRouter 叫 reasoning
+        if (str(reasoning)) this.emit('reasoning', reasoning);
+        // Day 2：DeepSeek 思考模式要求把 reasoning_content 随工具调用原样带回，所以记下内容和字段名
+        if (str(reasoning)) r.reasoning += reasoning;
+        if (str(delta.reasoning_content)) r.reasoningField = 'reasoning_content';
+        else if (str(delta.reasoning) && !r.reasoningField) r.reasoningField = 'reasoning';
+        if (str(delta.content)) {
+            r.text += delta.content;
+            this.emit('text', delta.content);
         }
-        if (str(delta.content) && delta.content) {
-            this.text += delta.content;
-            out.push({ type: 'text', text: delta.content });
-        }
-        if (str(delta.refusal) && delta.refusal) {
-            this.refusal = (this.refusal ?? '') + delta.refusal;
-            out.push({ type: 'refusal', text: delta.refusal });
+        if (str(delta.refusal)) {
+            r.refusal = (r.refusal ?? '') + delta.refusal;
+            this.emit('refusal', delta.refusal);
         }
         if (Array.isArray(delta.tool_calls)) {
             for (const piece of delta.tool_calls) if (piece) this.addToolPiece(piece);
         }
-        return out;
     }
 
-    // R5.7：按 index 归属；index 缺失或为负时按 id，再不行就续到最近一个调用上
+    /**
+     * Day 2：工具调用片段归到哪个调用。先按 index（不按数组位置：Copilot 的第一个调用就是 index 1）；
+     * index 缺失或为负（GLM、Mistral）时按 id；再不行就续到最近一个调用上。
+     */
     private addToolPiece(p: Json): void {
-        const id = str(p.id) && p.id ? p.id : '';
-        let key: number | undefined;
+        const id = str(p.id) ? p.id : '';
+        let call: ToolCall | undefined;
         if (Number.isInteger(p.index) && p.index >= 0) {
-            key = this.byIndex.get(p.index);
-            const call = key === undefined ? undefined : this.calls.get(key);
-            if (call && call.id && id && id !== call.id) key = undefined;   // 同一 index 上开始了新调用
-            if (key === undefined) {
-                key = this.newCall();
-                this.byIndex.set(p.index, key);
-            }
-        } else if (id) {
-            key = [...this.calls].find(([, c]) => c.id === id)?.[0] ?? this.newCall();
+            call = this.byIndex.get(p.index);
+            if (call?.id && id && id !== call.id) call = undefined;   // 同一个 index 上开始了新调用
+            if (!call) this.byIndex.set(p.index, call = this.newCall());
         } else {
-            key = this.lastKey >= 0 ? this.lastKey : this.newCall();
+            call = (id ? this.result.toolCalls.find((c) => c.id === id) : this.last) ?? this.newCall();
         }
-        this.lastKey = key;
-        const call = this.calls.get(key)!;
+        this.last = call;
+        // id 和名字只取第一个非空值：续接片段里的 "id": ""（Qwen）、"name": ""（LM Studio）不覆盖，名字也不拼接
         if (id && !call.id) call.id = id;
         const fn = p.function ?? {};
         if (str(fn.name) && fn.name && !call.name) call.name = fn.name;
         if (str(fn.arguments)) call.arguments += fn.arguments;
     }
 
-    get finish(): string | null {
-        return this.finishReason;
+    private newCall(): ToolCall {
+        const call = { id: '', name: '', arguments: '' };
+        this.result.toolCalls.push(call);
+        return call;
     }
 
-    private newCall(): number {
-        const key = this.calls.size;
-        this.calls.set(key, { id: '', name: '', arguments: '' });
-        return key;
+    /** 相邻的同类增量合并成一个：显示效果相同，写终端的次数少得多。 */
+    private emit(type: Delta['type'], text: string): void {
+        const last = this.deltas[this.deltas.length - 1];
+        if (last?.type === type) last.text += text;
+        else if (text) this.deltas.push({ type, text });
     }
 
-    result(endedBy: StreamResult['endedBy'], error: string | null): StreamResult {
-        const u = this.topUsage ?? this.choiceUsage ?? this.groqUsage;
-        const usage = u ? normalizeUsage(u) : null;
-        return {
-            text: this.text,
-            reasoning: this.reasoning,
-            reasoningField: this.reasoningField,
-            refusal: this.refusal,
-            toolCalls: [...this.calls.values()],
-            finishReason: this.finishReason,
-            usage,
-            endedBy,
-            error,
-            complete: error === null && this.finishReason !== null,
-        };
+    /** 流结束：记下错误，判断回复是否完整。 */
+    end(error: string | null): StreamResult {
+        this.result.error = error;
+        this.result.complete = error === null && this.result.finishReason !== null;
+        return this.result;
     }
 }
 
-export function normalizeUsage(u: Json): Usage {
-    const prompt = Number(u.prompt_tokens) || 0;
-    const completion = Number(u.completion_tokens) || 0;
-    const total = Number.isFinite(u.total_tokens) ? Number(u.total_tokens) : prompt + completion;
-    return { prompt, completion, total };
-}
-
-/** 错误体里的消息：error.message → error（字符串）→ message → 原文（R8.1/R8.3）。 */
-export function errorMessage(payload: unknown, raw = ''): string {
-    const p = payload as Json | null;
-    if (p && typeof p === 'object') {
-        if (p.error && typeof p.error === 'object' && str(p.error.message)) return p.error.message;
-        if (str(p.error) && p.error) return p.error;
-        if (str(p.message) && p.message) return p.message;
-    }
+/** 错误体里的消息：error.message → error（字符串）→ message → 原文。服务商的原话不换成笼统的说法。 */
+export function errorMessage(payload: any, raw = ''): string {
+    for (const m of [payload?.error?.message, payload?.error, payload?.message]) if (str(m) && m) return m;
     return raw.slice(0, 500);
 }
 
-export type ChatEvent = Delta | { type: 'end'; result: StreamResult };
-
-/**
- * 读一个聊天流：边读边产出增量，最后产出 { type: 'end', result }。
- * 出错（流内错误、坏 JSON、断流）时 result.error 有值，不抛异常，由调用方决定怎么回滚。
- */
-export async function* readChatStream(body: AsyncIterable<Uint8Array>, stats?: SseStats): AsyncGenerator<ChatEvent> {
+/** 读一个聊天流：边读边产出增量，读完返回整个回复。出错（流内错误、坏 JSON、断流）不抛异常，记在 result.error。 */
+export async function* readChatStream(body: AsyncIterable<Uint8Array>): AsyncGenerator<Delta, StreamResult> {
     const acc = new StreamAccumulator();
-    let endedBy: StreamResult['endedBy'] = 'eof';
     let error: string | null = null;
     try {
-        reading: for await (const batch of sseEvents(body, stats)) {
-            const deltas: Delta[] = [];
-            for (const ev of batch) {
-                const stop = handleEvent(ev, acc, deltas);
-                if (stop === 'done') endedBy = 'done';
-                else if (stop) error = stop;
-                if (stop) {
-                    yield* merge(deltas);
-                    break reading;   // R5.1：[DONE] 之后的内容一律不读
-                }
+        reading: for await (const events of sseEvents(body)) {
+            for (const ev of events) {
+                if (ev.error === undefined && ev.data === '[DONE]') break reading;   // [DONE] 之后的内容一律不读
+                error = handleEvent(ev, acc);
+                if (error !== null) break reading;
             }
-            yield* merge(deltas);
+            yield* acc.deltas.splice(0);
         }
     } catch (e) {
         error = `读取流时出错：${(e as Error).message}`;
     }
-    if (error !== null) endedBy = 'error';
-    yield { type: 'end', result: acc.result(endedBy, error) };
+    yield* acc.deltas.splice(0);
+    return acc.end(error);
 }
 
-/** 处理一个事件；返回 'done'、错误文本，或 undefined 表示继续。 */
-function handleEvent(ev: SseEvent, acc: StreamAccumulator, deltas: Delta[]): string | undefined {
+/** 处理一个事件；返回错误文本，或 null 表示继续。 */
+function handleEvent(ev: SseEvent, acc: StreamAccumulator): string | null {
     if (ev.error !== undefined) return errorMessage(tryParse(ev.error), ev.error);
-    if (ev.data === '[DONE]') return 'done';
-    if (ev.data === '' && ev.event !== 'error') return undefined;
+    if (ev.data === '' && ev.event !== 'error') return null;
     const chunk = tryParse(ev.data);
-    if (chunk === undefined || chunk === null || typeof chunk !== 'object') return `服务器返回了无效的 JSON：${ev.data.slice(0, 80)}`;
-    deltas.push(...acc.add(chunk));
-    if (ev.event === 'error' || chunk.error) return errorMessage(chunk, ev.data);
-    if (acc.finish === 'error') return '服务器报告生成出错（finish_reason: error）';
-    return undefined;
+    if (chunk === null || typeof chunk !== 'object') return `服务器返回了无效的 JSON：${ev.data.slice(0, 80)}`;
+    acc.add(chunk);
+    if (ev.event === 'error' || chunk.error) return errorMessage(chunk, ev.data);   // 之后即使有 [DONE] 也算出错
+    if (acc.result.finishReason === 'error') return '服务器报告生成出错（finish_reason: error）';   // OpenRouter 的做法
+    return null;
 }
 
-/** 同一次读取里相邻的同类增量合并成一个：显示效果相同，前端重绘次数少得多。 */
-function merge(deltas: Delta[]): Delta[] {
-    const out: Delta[] = [];
-    for (const d of deltas) {
-        const last = out[out.length - 1];
-        if (last && last.type === d.type) last.text += d.text;
-        else out.push({ ...d });
-    }
-    return out;
-}
-
-function tryParse(text: string): any {
+export function tryParse(text: string): any {
     try {
         return JSON.parse(text);
     } catch {

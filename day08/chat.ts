@@ -41,10 +41,7 @@ export class Chat {
         this.history = [];
     }
 
-    /**
-     * 一轮对话。任何失败（HTTP 错误、断网、断流、取消）都把历史截回本轮之前（D5），
-     * 已经显示出来的半截文字留在屏幕上。
-     */
+    /** 一轮对话。任何失败（HTTP 错误、断网、断流、取消）都把历史截回本轮之前，已经显示的半截文字留在屏幕上。 */
     async *streamReply(input: string, signal?: AbortSignal): AsyncGenerator<ReplyPiece> {
         this.history.push({ role: 'user', content: input });
         // 还没有可切的 user 边界（前几轮、单个超长的一轮）时不压缩也不提示，否则每轮都会多一行空话
@@ -89,16 +86,12 @@ export class Chat {
         this.history.push({ role: 'assistant', content: CAP_NOTICE });
     }
 
-    /** 发一次流式请求，边收边产出增量；流不完整就抛错（R6.2）。 */
+    /** 发一次流式请求，边收边产出增量；流不完整（出错，或没见到 finish_reason）就抛错。 */
     protected async *requestOnce(signal?: AbortSignal, extra: object = {}): AsyncGenerator<ReplyPiece, StreamResult> {
-        let result: StreamResult | undefined;
         const request = { messages: this.history, ...extra, stream_options: { include_usage: true } };
-        for await (const ev of streamChat(this.cfg, request, signal)) {
-            if (ev.type === 'end') result = ev.result;
-            else yield ev;
-        }
-        if (result?.usage) this.onUsage(result.usage);
-        if (!result || !result.complete) throw new ApiError(result?.error ?? '流在回复完成之前就结束了');
+        const result = yield* streamChat(this.cfg, request, signal);
+        if (result.usage) this.onUsage(result.usage);
+        if (!result.complete) throw new ApiError(result.error ?? '流在回复完成之前就结束了');
         return result;
     }
 }
@@ -117,7 +110,7 @@ function untilAborted<T>(work: Promise<T>, signal?: AbortSignal): Promise<T> {
     });
 }
 
-/** 补齐缺失的 id，空参数存成 "{}"；DeepSeek 思考模式要求把 reasoning_content 原样带回（D10）。 */
+/** 补齐缺失的 id，空参数存成 "{}"；DeepSeek 思考模式要求把 reasoning_content 原样带回。 */
 function assistantWithCalls(result: StreamResult, calls: ToolCall[]): Message {
     for (const c of calls) {
         if (!c.id) c.id = 'call_' + randomBytes(6).toString('base64url').replace(/[-_]/g, 'x').slice(0, 8);

@@ -8,14 +8,9 @@ export interface Config {
     model: string;
 }
 
-export function loadDotEnv(file = '.env'): void {
-    let text: string;
-    try {
-        text = fs.readFileSync(file, 'utf8');
-    } catch {
-        return;   // 没有 .env 也可以：变量可以直接放在环境里
-    }
-    for (const [name, value] of Object.entries(parseEnv(text))) {
+function loadDotEnv(): void {
+    if (!fs.existsSync('.env')) return;   // 没有 .env 也可以：变量可以直接放在环境里
+    for (const [name, value] of Object.entries(parseEnv(fs.readFileSync('.env', 'utf8')))) {
         if (!process.env[name]) process.env[name] = value;
     }
 }

@@ -1,18 +1,18 @@
 // Day 1：手写的 OpenAI 兼容客户端：POST {base}/chat/completions，流式读 SSE，失败重试。
-// 规则见 shared/spec/openai-stream.md（§1、§3、§8–§11）。
+import { setTimeout as sleep } from 'node:timers/promises';
 import { err } from './color.js';
 import type { Config } from './config.js';
-import { errorMessage, normalizeUsage, readChatStream, type ChatEvent, type SseStats, type Usage } from './sse.js';
+import { errorMessage, normalizeUsage, readChatStream, tryParse, type Delta, type StreamResult, type Usage } from './sse.js';
 
 export interface Message {
     role: 'system' | 'user' | 'assistant' | 'tool';
-    content: string | null;
+    content: string | null;   // 带工具调用的 assistant 消息没有文字时为 null
     tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[];
     tool_call_id?: string;
     reasoning_content?: string;
 }
 
-/** 请求体里除 model 和 stream 之外的部分：tools 等由调用方按阶段决定。 */
+/** Day 2：请求体里除 model 和 stream 之外的部分：tools 等由调用方按阶段决定。 */
 export interface ChatRequest {
     messages: Message[];
     [field: string]: unknown;
@@ -23,26 +23,24 @@ export class ApiError extends Error {}
 
 const MAX_RETRIES = 2;
 
-// 重试提示默认写到 stderr（灰色）；全屏界面会换成写进日志区
+// Day 7：重试提示默认写到 stderr（灰色）；全屏界面会换成写进日志区
 let notice = (text: string) => err('system', text);
 export function setNoticeHandler(fn: (text: string) => void): void {
     notice = fn;
 }
 
-/** 发请求；连接失败和 408/409/429/5xx 在读响应体之前最多重试两次（R9）。 */
+/** 发请求：连接失败和 408/409/429/5xx 最多重试两次。流开始之后就不再重试：重放会让已经显示的文字重复。 */
 async function post(cfg: Config, body: object, signal?: AbortSignal): Promise<Response> {
-    const headers: Record<string, string> = {
-        'Authorization': `Bearer ${cfg.apiKey}`,
-        'Content-Type': 'application/json',
-    };
-    if ('stream' in body) headers['Accept'] = 'text/event-stream';
+    const headers: Record<string, string> = { 'Authorization': `Bearer ${cfg.apiKey}`, 'Content-Type': 'application/json' };
+    if ('stream' in body) headers['Accept'] = 'text/event-stream';   // Day 5：非流式请求不要
     for (let attempt = 0; ; attempt++) {
         let res: Response;
         try {
             res = await fetch(`${cfg.baseUrl}/chat/completions`, { method: 'POST', headers, body: JSON.stringify(body), signal });
         } catch (e) {
             if (signal?.aborted) throw e;   // 用户取消：不报错也不重试
-            const reason = `无法连接 ${cfg.baseUrl}（${causeOf(e)}）`;
+            const cause = (e as { cause?: { code?: string; message?: string } }).cause;   // 真正的原因（ECONNREFUSED……）藏在这里
+            const reason = `无法连接 ${cfg.baseUrl}（${cause?.code ?? cause?.message ?? (e as Error).message}）`;
             if (attempt >= MAX_RETRIES) throw new ApiError(reason);
             await wait(backoff(attempt), reason, signal);
             continue;
@@ -50,16 +48,14 @@ async function post(cfg: Config, body: object, signal?: AbortSignal): Promise<Re
         if (res.ok) return res;
         const raw = await res.text();
         const payload = tryParse(raw);
-        const message = describeHttpError(res.status, payload, raw || res.statusText);
-        if (attempt >= MAX_RETRIES || !shouldRetry(res, payload)) throw new ApiError(message);
+        if (attempt >= MAX_RETRIES || !shouldRetry(res, payload)) throw new ApiError(describeHttpError(res.status, payload, raw || res.statusText));
         await wait(retryAfter(res.headers) ?? backoff(attempt), `HTTP ${res.status}`, signal);
     }
 }
 
 function shouldRetry(res: Response, payload: any): boolean {
-    const forced = res.headers.get('x-should-retry');
-    if (forced === 'true') return true;
-    if (forced === 'false') return false;
+    const forced = res.headers.get('x-should-retry');   // 服务器明说时听它的（与官方 SDK 一致）
+    if (forced === 'true' || forced === 'false') return forced === 'true';
     if (res.status === 429 && isQuota(payload)) return false;   // 额度用完，重试也没用
     return [408, 409, 429].includes(res.status) || res.status >= 500;
 }
@@ -73,57 +69,34 @@ function retryAfter(h: Headers): number | undefined {
     const v = h.get('retry-after');
     if (!v) return undefined;
     const secs = Number(v);
-    const delay = Number.isNaN(secs) ? Date.parse(v) - Date.now() : secs * 1000;
+    const delay = Number.isNaN(secs) ? Date.parse(v) - Date.now() : secs * 1000;   // 秒数，或者一个 HTTP 日期
     return delay >= 0 && delay <= 60_000 ? delay : undefined;
 }
 
+// 约 0.5 秒、1 秒；随机缩短一点，免得许多客户端同时重试
 const backoff = (n: number) => Math.min(500 * 2 ** n, 8000) * (1 - 0.25 * Math.random());
 
 async function wait(ms: number, reason: string, signal?: AbortSignal): Promise<void> {
     notice(`${(ms / 1000).toFixed(1)} 秒后重试（${reason}）…`);
-    await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(resolve, ms);
-        signal?.addEventListener('abort', () => {
-            clearTimeout(timer);
-            reject(signal.reason);
-        }, { once: true });
-    });
+    await sleep(ms, undefined, { signal });   // Ctrl+C 或退出时立刻结束等待
 }
 
 function describeHttpError(status: number, payload: any, raw: string): string {
     const code = payload?.error?.code ?? payload?.code;
     let text = `HTTP ${status}：${errorMessage(payload, raw)}${code ? `（${code}）` : ''}`;
-    const message = text.toLowerCase();
     if (status === 401 || status === 403) text += '\n提示：请检查 OPENAI_API_KEY 和 OPENAI_BASE_URL';
     else if (status === 404) text += '\n提示：请检查 OPENAI_MODEL，以及 OPENAI_BASE_URL 是否需要带 /v1';
     else if (status === 429 && isQuota(payload)) text += '\n提示：账户额度不足，请检查余额或账单，重试无济于事';
     else if (status === 429) text += '\n提示：请求太频繁，请稍后再试';
-    else if (message.includes('context_length_exceeded') || message.includes('maximum context length')) {
+    else if (/context_length_exceeded|maximum context length/i.test(text)) {
         text += '\n提示：对话超出了模型的上下文窗口，请 /reset 开始新对话（Day 5 起也可以 /compact 压缩）';
-    } else if (message.includes('does not support tools')) text += '\n提示：这个模型不支持工具调用，请换一个支持 tools 的模型';
+    }
+    if (/does not support tools/i.test(text)) text += '\n提示：这个模型不支持工具调用，请换一个支持 tools 的模型';   // Day 2
     return text;
 }
 
-function causeOf(e: unknown): string {
-    const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-    return cause?.code ?? cause?.message ?? (e as Error).message;
-}
-
-function tryParse(text: string): any {
-    try {
-        return JSON.parse(text);
-    } catch {
-        return undefined;
-    }
-}
-
-/** 流式请求：产出文字/思考增量，最后产出 { type: 'end', result }。 */
-export async function* streamChat(
-    cfg: Config,
-    req: ChatRequest,
-    signal?: AbortSignal,
-    stats?: SseStats,
-): AsyncGenerator<ChatEvent> {
+/** 流式请求：边收边产出文字/思考增量，读完返回整个回复。 */
+export async function* streamChat(cfg: Config, req: ChatRequest, signal?: AbortSignal): AsyncGenerator<Delta, StreamResult> {
     const res = await post(cfg, { model: cfg.model, ...req, stream: true }, signal);
     if ((res.headers.get('content-type') ?? '').includes('application/json')) {
         // 有的服务（如 LM Studio）会用 HTTP 200 返回 JSON 错误
@@ -131,10 +104,10 @@ export async function* streamChat(
         const payload = tryParse(raw);
         throw new ApiError(payload?.error ? errorMessage(payload, raw) : '服务器没有以流的形式回复（application/json）');
     }
-    yield* readChatStream(res.body!, stats);
+    return yield* readChatStream(res.body!);
 }
 
-/** 非流式请求（压缩摘要、子 Agent 用）：不带 stream、tools。 */
+/** Day 5：非流式请求（压缩摘要、子 Agent 用）：不带 stream、tools。 */
 export async function complete(
     cfg: Config,
     messages: Message[],
@@ -144,7 +117,7 @@ export async function complete(
     const raw = await res.text();
     const payload = tryParse(raw);
     if (payload === undefined) throw new ApiError(`服务器返回了无效的 JSON：${raw.slice(0, 80)}`);
-    if (payload.error) throw new ApiError(errorMessage(payload, raw));
+    if (payload.error) throw new ApiError(errorMessage(payload, raw));   // 有的服务用 HTTP 200 返回错误
     const content = payload.choices?.[0]?.message?.content;
     return { content: typeof content === 'string' ? content : '', usage: payload.usage ? normalizeUsage(payload.usage) : null };
 }

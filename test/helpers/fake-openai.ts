@@ -7,11 +7,10 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-// shared/ 在仓库旁边（CI 在全新克隆旁放一份拷贝），所以从本文件位置推算，不依赖 cwd
-const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const SHARED_DIR = path.resolve(REPO_ROOT, '..', 'shared');
-export const SSE_FIXTURES = path.join(SHARED_DIR, 'fixtures', 'openai-sse');
-export const ERROR_FIXTURES = path.join(SHARED_DIR, 'fixtures', 'openai-errors');
+// 录制的服务商响应放在 test/fixtures 下；从本文件位置推算，不依赖 cwd
+const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
+export const SSE_FIXTURES = path.join(FIXTURES, 'openai-sse');
+export const ERROR_FIXTURES = path.join(FIXTURES, 'openai-errors');
 
 export interface Usage {
     prompt_tokens: number;

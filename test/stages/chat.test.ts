@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { assertNoRejections, ERROR_FIXTURES, loadHttpFixture, startFakeOpenAI, unusedBaseUrl, type FakeServer } from '../helpers/fake-openai.js';
+import { assertNoRejections, ERROR_FIXTURES, loadHttpFixture, sseFixture, startFakeOpenAI, unusedBaseUrl, type FakeServer } from '../helpers/fake-openai.js';
 import { runStage, stagesFrom } from '../helpers/run-stage.js';
 
 const userTexts = (body: any) => body.messages.filter((m: any) => m.role === 'user').map((m: any) => m.content);
@@ -87,6 +87,19 @@ for (const stage of stagesFrom('day01')) {
             assert.match(r.stderr, /OPENAI_API_KEY/);
         });
 
+        test('错误之后的提示行：模型名、额度、上下文窗口；day04 起还有不支持工具', async () => {
+            fake.requests.length = 0;
+            const files = ['openai-404-model-not-found', 'openai-429-insufficient-quota', 'openai-400-context-length-exceeded', 'ollama-400-does-not-support-tools'];
+            fake.push(...files.map((f) => loadHttpFixture(`${f}.http`)));
+            const r = await run(['一', '二', '三', '四']);
+            assert.equal(fake.requests.length, 4, '这几种错误都不该重试');
+            assert.match(r.stderr, /提示：请检查 OPENAI_MODEL/);
+            assert.match(r.stderr, /提示：账户额度不足/);
+            assert.match(r.stderr, /提示：对话超出了模型的上下文窗口/);
+            if (stagesFrom('day04').includes(stage)) assert.match(r.stderr, /提示：这个模型不支持工具调用/);
+            assert.equal(r.code, 0);
+        });
+
         test('429 带 Retry-After：等待后重试成功', async () => {
             fake.requests.length = 0;
             fake.push({ kind: 'http', status: 429, headers: { 'retry-after': '1' }, body: '{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}' },
@@ -118,7 +131,7 @@ for (const stage of stagesFrom('day01')) {
 
         test('流里的错误（HTTP 200）：报错并回滚', async () => {
             fake.requests.length = 0;
-            fake.push({ kind: 'sse', body: fs.readFileSync(path.join(ERROR_FIXTURES, '..', 'openai-sse', 'midstream-error.sse')) }, { kind: 'text', text: 'ok' });
+            fake.push(sseFixture('midstream-error'), { kind: 'text', text: 'ok' });
             const r = await run(['第一问', '第二问']);
             assert.match(r.stderr, /The server had an error while processing your request/);
             assert.deepEqual(userTexts(fake.requests[1].body), ['第二问']);
