@@ -22,6 +22,9 @@ try {
     process.exit(1);
 }
 const chat = new Chat(cfg);
+// 注册的先后就是工具在请求里、在 /help 里的顺序
+registerShellTools();
+registerFileTools();
 const sessions = new Sessions();
 const queue = new InputQueue();
 const usage = new UsageMeter();
@@ -39,9 +42,6 @@ const hooks = { onCancel: cancelTurn, onExit: () => void exit() };
 const fullScreen = Boolean(process.stdin.isTTY && process.stdout.isTTY);
 const plain = fullScreen ? null : createPlain(queue, hooks);
 const ui: FrontEnd = plain ?? createFullScreen(queue, hooks, { cfg, chat, sessions, usage });
-// 注册的先后就是工具在请求里、在 /help 里的顺序
-registerShellTools();
-registerFileTools();
 
 setupPermissions(permissions, (prompt) => ui.confirm(prompt));
 setNoticeHandler((text) => ui.print('system', text));

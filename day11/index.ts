@@ -35,6 +35,9 @@ try {
     process.exit(1);
 }
 const chat = new Chat(cfg);
+// 注册的先后就是工具在请求里、在 /help 里的顺序
+registerShellTools();
+registerFileTools();
 chat.setSystemPrompt(() => buildSystemPrompt({ agents: instructions, skill: activeSkill()?.body }));
 const skillErrors: string[] = [];
 await loadSkills((message) => skillErrors.push(message));
@@ -55,9 +58,6 @@ const hooks = { onCancel: cancelTurn, onExit: () => void exit() };
 const fullScreen = Boolean(process.stdin.isTTY && process.stdout.isTTY);
 const plain = fullScreen ? null : createPlain(queue, hooks);
 const ui: FrontEnd = plain ?? createFullScreen(queue, hooks, { cfg, chat, sessions, usage, instructions });
-// 注册的先后就是工具在请求里、在 /help 里的顺序
-registerShellTools();
-registerFileTools();
 registerPlanningTools((task) => chat.delegate(task), () => ui.refresh());
 registerMemoryTools(() => ui.refresh());
 chat.setForcedTool(forceTodo);

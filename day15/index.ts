@@ -52,6 +52,9 @@ try {
 }
 let recall = '';
 const chat = new Chat(cfg);
+// 注册的先后就是工具在请求里、在 /help 里的顺序
+registerShellTools();
+registerFileTools();
 chat.setSystemPrompt(() => buildSystemPrompt({ agents: instructions, skill: activeSkill()?.body, recall }));
 const skillErrors: string[] = [];
 await loadSkills((message) => skillErrors.push(message));
@@ -71,13 +74,10 @@ function cancelTurn(): boolean {
 const hooks = { onCancel: cancelTurn, onExit: () => void exit() };
 const plain = fullScreen ? null : createPlain(queue, hooks);
 const ui: FrontEnd = plain ?? createFullScreen(queue, hooks, { cfg, chat, sessions, usage, instructions, mcp });
-// 注册的先后就是工具在请求里、在 /help 里的顺序（MCP 工具连上服务器之后才追加在最后）
-registerRagTools();
-registerLookupTools();
-registerShellTools();
-registerFileTools();
 registerPlanningTools((task) => chat.delegate(task), () => ui.refresh());
 registerMemoryTools(() => ui.refresh());
+registerLookupTools();
+registerRagTools();   // MCP 工具连上服务器之后才追加在最后
 chat.setForcedTool(forceTodo);
 
 setupPermissions(permissions, (prompt) => ui.confirm(prompt));
