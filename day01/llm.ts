@@ -72,9 +72,7 @@ function describeHttpError(status: number, payload: any, raw: string): string {
     else if (status === 404) text += '\n提示：请检查 OPENAI_MODEL，以及 OPENAI_BASE_URL 是否需要带 /v1';
     else if (status === 429 && isQuota(payload)) text += '\n提示：账户额度不足，请检查余额或账单，重试无济于事';
     else if (status === 429) text += '\n提示：请求太频繁，请稍后再试';
-    else if (/context_length_exceeded|maximum context length/i.test(text)) {
-        text += '\n提示：对话超出了模型的上下文窗口，请 /reset 开始新对话（Day 5 起也可以 /compact 压缩）';
-    }
+    else if (/context_length_exceeded|maximum context length/i.test(text)) text += '\n提示：对话超出了模型的上下文窗口，请 /reset 开始新对话';
     return text;
 }
 

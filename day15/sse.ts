@@ -6,6 +6,7 @@ export class LineSplitter {
     private skipLF = false;   // 上一块以 \r 结尾：这一块开头的 \n 和它是同一个行尾
 
     push(text: string): string[] {
+        if (text === '') return [];   // 空块（只有半个多字节字符时也会这样）不能清掉 skipLF
         if (this.skipLF && text.startsWith('\n')) text = text.slice(1);
         this.skipLF = text.endsWith('\r');
         const lines = text.split(/\r\n|\r|\n/);

@@ -119,6 +119,13 @@ for (const [, stages] of groups) {
             });
         }
 
+        test('CR 结尾的块之后来了一个空块（例如只有半个多字节字符）：下一块开头的 LF 仍属于同一个行尾', () => {
+            const splitter = new sse.LineSplitter();
+            assert.deepEqual(splitter.push('data: a\r'), ['data: a']);
+            assert.deepEqual(splitter.push(''), []);
+            assert.deepEqual(splitter.push('\n\r\n'), ['']);
+        });
+
         test('中文和 emoji 在 UTF-8 字符内部被切开也不乱码', async () => {
             const pieces = ['你好，', '世界🌍', '！这是一段', '包含 emoji 😀 的文字'];
             let body = '';
