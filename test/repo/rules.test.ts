@@ -1,0 +1,91 @@
+// 仓库自己的规矩：读者一次读得完的文件、没有循环导入、阶段之间以新增为主、README 的行数表没有过期、
+// 仓库不引用自身以外的任何东西。这些都没法靠运行 Agent 发现，所以在这里检查。
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { BEGIN, END, readmeTable, ROOT, sourceFiles, stageStats, STAGES } from '../../scripts/stages.js';
+
+const all = STAGES.map(stageStats);
+
+/** 仓库里的文件：有 git 时按 git 跟踪的算；从压缩包解出来没有 .git 时，走一遍目录（跳过 node_modules 和隐藏目录）。 */
+function trackedFiles(): string[] {
+    try {
+        return execFileSync('git', ['ls-files'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).split('\n').filter(Boolean);
+    } catch {
+        const out: string[] = [];
+        const walk = (dir: string) => {
+            for (const e of fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
+                if (e.name === 'node_modules' || (e.name.startsWith('.') && e.name !== '.ci')) continue;
+                if (e.isDirectory()) walk(path.join(dir, e.name));
+                else out.push(path.join(dir, e.name));
+            }
+        };
+        walk('');
+        return out;
+    }
+}
+
+describe('仓库规矩', () => {
+    test('每个阶段的源文件都不超过 300 行；day01 合计不超过 450 行', () => {
+        const long = all.flatMap((s) => s.files.filter((f) => f.lines > 300).map((f) => `${s.stage}/${f.file}：${f.lines} 行`));
+        assert.deepEqual(long, []);
+        assert.ok(all[0].lines <= 450, `day01 共 ${all[0].lines} 行`);
+    });
+
+    test('每个阶段内部没有循环导入', () => {
+        for (const stage of STAGES) {
+            const files = sourceFiles(stage);
+            const graph = new Map(files.map((f) => {
+                const text = fs.readFileSync(path.join(ROOT, stage, f), 'utf8');
+                const deps = [...text.matchAll(/^(?:import|export)\s[^'"]*?from\s+'(\.[^']+)'/gm)]
+                    .map((m) => path.posix.normalize(path.posix.join(path.posix.dirname(f), m[1])).replace(/\.js$/, '.ts'));
+                return [f, deps.filter((d) => files.includes(d))];
+            }));
+            const done = new Set<string>();
+            const visit = (f: string, stack: string[]) => {
+                assert.ok(!stack.includes(f), `${stage}：循环导入 ${[...stack.slice(stack.indexOf(f)), f].join(' → ')}`);
+                if (done.has(f)) return;
+                for (const d of graph.get(f)!) visit(d, [...stack, f]);
+                done.add(f);
+            };
+            for (const f of files) visit(f, []);
+        }
+    });
+
+    test('每个阶段相对前一阶段以新增为主（新增行占改动的 93% 以上）', () => {
+        for (const s of all.slice(1)) {
+            const share = s.add / (s.add + s.del);
+            assert.ok(share >= 0.93, `${s.stage}：+${s.add} -${s.del}，新增占比 ${Math.round(share * 100)}%`);
+        }
+    });
+
+    test('每个阶段 README 里的文件与行数表是 npm run stages -- --readme 生成的最新结果', () => {
+        for (const s of all) {
+            const readme = fs.readFileSync(path.join(ROOT, s.stage, 'README.md'), 'utf8');
+            const start = readme.indexOf(BEGIN);
+            assert.ok(start >= 0 && readme.indexOf(END) > start, `${s.stage}/README.md 缺少生成标记`);
+            const table = readme.slice(start + BEGIN.length, readme.indexOf(END)).trim();
+            assert.equal(table, readmeTable(s), `${s.stage}/README.md 的表过期了：运行 npm run stages -- --readme`);
+        }
+    });
+
+    test('阶段目录名只出现在启动横幅里', () => {
+        for (const stage of STAGES) {
+            for (const file of sourceFiles(stage)) {
+                fs.readFileSync(path.join(ROOT, stage, file), 'utf8').split('\n').forEach((line, n) => {
+                    if (/\bday\d\d\b/.test(line)) assert.match(line, /BANNER/, `${stage}/${file}:${n + 1}：${line.trim()}`);
+                });
+            }
+        }
+    });
+
+    test('仓库里没有任何文件指向仓库之外的参考资料目录', () => {
+        // 模式拆开写，免得本文件自己命中
+        const outside = new RegExp(['\\.\\./', 'shared'].join('') + '|' + ['shared', '/(spec|fixtures|tools|articles)'].join(''));
+        const tracked = trackedFiles();
+        const hits = tracked.filter((f) => fs.existsSync(path.join(ROOT, f)) && outside.test(fs.readFileSync(path.join(ROOT, f), 'utf8')));
+        assert.deepEqual(hits, []);
+    });
+});
