@@ -6,10 +6,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { assertNoRejections, startFakeOpenAI, type FakeServer } from '../helpers/fake-openai.js';
-import { runStage, stagesFrom } from '../helpers/run-stage.js';
+import { REPO_ROOT, runStage, stagesFrom } from '../helpers/run-stage.js';
 
 // 发给模型的对话：Day 11 起最前面多一条每次重建的 system 消息，这里去掉（存档里的 system 消息留着）
 const convo = (body: any): any[] => body.messages.filter((m: any, i: number) => !(i === 0 && m.role === 'system'));
@@ -23,6 +24,25 @@ function workdir(files: Record<string, string> = {}): string {
     }
     return dir;
 }
+
+/** 预加载脚本：第二次发请求时在事件循环里抛一个没人接的错误，模拟程序某处的 bug。返回 NODE_OPTIONS。 */
+function crashOnSecondRequest(cwd: string): string {
+    const hook = path.join(cwd, 'crash.mjs');
+    fs.writeFileSync(hook, [
+        'const real = globalThis.fetch;',
+        'let n = 0;',
+        'globalThis.fetch = (...args) => {',
+        '    if (++n < 2) return real(...args);',
+        "    setImmediate(() => { throw new Error('注入的错误'); });",
+        '    return new Promise(() => {});',
+        '};',
+    ].join('\n'));
+    return `--import=${pathToFileURL(hook).href}`;
+}
+
+const hasTmux = spawnSync('tmux', ['-V']).status === 0;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 const readJson = (cwd: string, rel: string) => JSON.parse(fs.readFileSync(path.join(cwd, rel), 'utf8'));
 const SESSIONS = '.geekagent/sessions.json';
@@ -104,18 +124,7 @@ for (const stage of stagesFrom('day08')) {
 
         test('漏网的错误：先保存对话、报错，再以退出码 1 结束', async () => {
             const cwd = workdir();
-            // 预加载一段脚本：第二次发请求时在事件循环里抛一个没人接的错误，模拟程序某处的 bug
-            const hook = path.join(cwd, 'crash.mjs');
-            fs.writeFileSync(hook, [
-                'const real = globalThis.fetch;',
-                'let n = 0;',
-                'globalThis.fetch = (...args) => {',
-                '    if (++n < 2) return real(...args);',
-                "    setImmediate(() => { throw new Error('注入的错误'); });",
-                '    return new Promise(() => {});',
-                '};',
-            ].join('\n'));
-            const r = await run(cwd, ['第一句', '第二句'], { NODE_OPTIONS: `--import=${pathToFileURL(hook).href}` });
+            const r = await run(cwd, ['第一句', '第二句'], { NODE_OPTIONS: crashOnSecondRequest(cwd) });
             assert.equal(r.code, 1, r.stdout);
             assert.match(r.stderr, /程序出错：Error: 注入的错误/);
             assert.match(r.stdout, /（退出前已保存 1 个对话到 .*sessions\.json）/);
@@ -124,6 +133,45 @@ for (const stage of stagesFrom('day08')) {
                 { role: 'user', content: '第一句' },
                 { role: 'assistant', content: '收到：第一句' },
             ]);
+        });
+
+        test('全屏界面（tmux）里漏网的错误：终端恢复、对话已保存、退出码 1', { skip: hasTmux ? false : 'tmux 不可用' }, async () => {
+            const cwd = workdir();
+            const socket = path.join(cwd, 'tmux.sock');
+            const tmux = (...args: string[]) => execFileSync('tmux', ['-f', '/dev/null', '-u', '-S', socket, ...args], { encoding: 'utf8' });
+            const vars = {
+                PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? cwd, TERM: 'xterm-256color',
+                OPENAI_API_KEY: 'sk-test-key-123456', OPENAI_BASE_URL: fake.url, OPENAI_MODEL: 'test-model',
+                NODE_OPTIONS: crashOnSecondRequest(cwd),
+            };
+            const entry = path.join(REPO_ROOT, stage, 'index.ts');
+            const script = `printf 'MARKER-BEFORE\\n'; ${shellQuote(process.execPath)} --import ${shellQuote(import.meta.resolve('tsx'))} ${shellQuote(entry)}; echo "EXITED-$?"; exec sleep 600`;
+            const command = ['env', '-i', ...Object.entries(vars).map(([k, v]) => shellQuote(`${k}=${v}`)), 'sh', '-c', shellQuote(script)].join(' ');
+            const until = async (what: string, text: string) => {
+                for (let i = 0; i < 400; i++) {
+                    const screen = tmux('capture-pane', '-p', '-t', 's');
+                    if (screen.includes(text)) return screen;
+                    await sleep(40);
+                }
+                assert.fail(`等待超时：${what}\n${tmux('capture-pane', '-p', '-t', 's')}`);
+            };
+            try {
+                tmux('new-session', '-d', '-x', '100', '-y', '30', '-s', 's', '-c', cwd, command);
+                await until('启动', '/help');
+                tmux('send-keys', '-t', 's', '-l', '第一句');
+                tmux('send-keys', '-t', 's', 'Enter');
+                await until('第一轮回复', '收到：第一句');
+                tmux('send-keys', '-t', 's', '-l', '第二句');
+                tmux('send-keys', '-t', 's', 'Enter');
+                const screen = await until('入口退出', 'EXITED-');
+                assert.match(screen, /MARKER-BEFORE/, '退出后应回到普通屏幕');
+                assert.match(screen, /程序出错：Error: 注入的错误/);
+                assert.match(screen, /EXITED-1/);
+                const archive = readJson(cwd, SESSIONS);
+                assert.deepEqual(archive.sessions[archive.current][1], { role: 'assistant', content: '收到：第一句' });
+            } finally {
+                spawnSync('tmux', ['-S', socket, 'kill-server']);
+            }
         });
     });
 }
