@@ -110,26 +110,19 @@ for (const stage of stagesFrom('day08')) {
             assert.deepEqual(convo(fake.requests[0].body).map((x) => x.content), ['你好', '收到：你好', '还在吗']);
         });
 
-        test('/save 之后退出：同一段对话只存一份（不会既在 default 又在生成的 id 下）', async () => {
+        test('漏网的错误：先保存对话、报错，再以退出码 1 结束；之前 /save 过的 default 只存一份', async () => {
             const cwd = workdir();
-            const r = await run(cwd, ['你好', '/save', '再说一句']);
-            assert.equal(r.code, 0, r.stderr);
-            const id = /（对话 id：([0-9a-f]{8})/.exec(r.stdout)?.[1];
-            assert.ok(id, r.stdout);
-            const archive = readJson(cwd, SESSIONS);
-            assert.deepEqual(Object.keys(archive.sessions), [id]);
-            assert.equal(archive.current, id);
-            assert.equal(archive.sessions[id].length, 4);
-        });
-
-        test('漏网的错误：先保存对话、报错，再以退出码 1 结束', async () => {
-            const cwd = workdir();
-            const r = await run(cwd, ['第一句', '第二句'], { NODE_OPTIONS: crashOnSecondRequest(cwd) });
+            const r = await run(cwd, ['第一句', '/save', '第二句'], { NODE_OPTIONS: crashOnSecondRequest(cwd) });
             assert.equal(r.code, 1, r.stdout);
             assert.match(r.stderr, /程序出错：Error: 注入的错误/);
             assert.match(r.stdout, /（退出前已保存 1 个对话到 .*sessions\.json）/);
+            const id = /（对话 id：([0-9a-f]{8})/.exec(r.stdout)?.[1];
+            assert.ok(id, r.stdout);
+            // /save 时存成了 default，退出时改名为 id：文件里只留一份，不会两处都有
             const archive = readJson(cwd, SESSIONS);
-            assert.deepEqual(archive.sessions[archive.current].slice(0, 2), [
+            assert.deepEqual(Object.keys(archive.sessions), [id]);
+            assert.equal(archive.current, id);
+            assert.deepEqual(archive.sessions[id].slice(0, 2), [
                 { role: 'user', content: '第一句' },
                 { role: 'assistant', content: '收到：第一句' },
             ]);
