@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { Message } from './llm.js';
+import { repairMessages } from './repair.js';
 import { loadJson, writeJsonAtomic } from './storage.js';
 
 export const SESSIONS_FILE = '.geekagent/sessions.json';
@@ -30,6 +31,9 @@ function validate(data: unknown): Archive {
 export class Sessions {
     private map = new Map<string, Message[]>([['default', []]]);
     currentId = 'default';
+    repaired = 0;   // 上次 /load 时修好的消息条数
+    // 本进程用 /save 存成 default 的内容：退出时它改了名，文件里这份 default 就是重复的
+    private savedDefault: string | null = null;
 
     /** 每条命令之前先把 Chat 当前的数组写回（压缩可能换掉了数组对象）。 */
     sync(current: Message[]): void {
@@ -60,7 +64,12 @@ export class Sessions {
 
     private restore(data: unknown): Message[] {
         const archive = validate(data);
-        this.map = new Map(Object.entries(archive.sessions));
+        this.repaired = 0;
+        this.map = new Map(Object.entries(archive.sessions).map(([id, list]) => {
+            const { messages, fixes } = repairMessages(list);
+            this.repaired += fixes;
+            return [id, messages];
+        }));
         this.currentId = archive.current;
         return this.map.get(this.currentId)!;
     }
@@ -101,8 +110,19 @@ export class Sessions {
             if (id === 'default' && messages.length === 0 && onDisk.default?.length) continue;
             merged[id] = messages;
         }
+        if (this.currentId === 'default' && current.length > 0) this.savedDefault = JSON.stringify(current);
+        // /save 存过的 default 退出时改了名：文件里那份还是我们存的，就删掉，同一段对话只存一次
+        else if (!this.map.has('default') && JSON.stringify(onDisk.default) === this.savedDefault) delete merged.default;
         writeJsonAtomic(SESSIONS_FILE, { current: this.currentId, sessions: merged });
         return Object.keys(merged).length;
+    }
+
+    /** sessions.json 读不出来时：不碰它，把本进程的对话写进一个新文件，返回它的绝对路径。 */
+    rescue(current: Message[]): string {
+        this.sync(current);
+        const file = SESSIONS_FILE.replace(/\.json$/, `-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+        writeJsonAtomic(file, { current: this.currentId, sessions: Object.fromEntries(this.map) });
+        return path.resolve(file);
     }
 
     load(): Message[] | null {

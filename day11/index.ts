@@ -113,6 +113,13 @@ async function exit(): Promise<never> {
         await running.done;
     }
     ui.close();
+    saveOnExit();
+    console.log('bye');
+    process.exit(0);
+}
+
+/** 退出前保存。sessions.json 读不出来时不覆盖它，这次的对话另存到新文件并告诉用户在哪。 */
+function saveOnExit(): void {
     const say = (text: string) => console.log(text);
     try {
         const generated = sessions.nameDefault(chat.history);
@@ -120,9 +127,22 @@ async function exit(): Promise<never> {
         if (generated) say(`（对话 id：${generated}——重启后先 /load 再 /open ${generated}）`);
     } catch (e) {
         console.error((e as Error).message);
+        try {
+            console.error(`（这次的对话另存到 ${sessions.rescue(chat.history)}，改名为 sessions.json 后可以 /load）`);
+        } catch (e) {
+            console.error(`另存也失败了：${(e as Error).message}`);
+        }
     }
-    say('bye');
-    process.exit(0);
+}
+
+// 漏网的错误（某处 bug）：先恢复终端、保存对话，再报错退出，不让一个 bug 带走整段对话
+for (const event of ['uncaughtException', 'unhandledRejection'] as const) {
+    process.on(event, (e: unknown) => {
+        ui.close();
+        console.error(`程序出错：${e instanceof Error ? e.stack : String(e)}`);
+        saveOnExit();
+        process.exit(1);
+    });
 }
 
 for (;;) {

@@ -95,6 +95,7 @@ const COMMANDS: Record<string, Command> = {
             if (!messages) return info('还没有保存过对话');
             chat.history = messages;
             info(`（已从 ${Sessions.path()} 恢复 ${sessions.size} 个对话，当前：${sessions.currentId}）`);
+            if (sessions.repaired) info(`（存档里有 ${sessions.repaired} 条消息格式不对，已修正后载入；文件本身没有改动）`);
         },
     },
     '/undo': {

@@ -36,11 +36,21 @@ export function registerLookupTools(): void {
         },
         authorizes: true,
         async run(args) {
-            const url = typeof args.url === 'string' ? args.url.trim() : '';
+            let url = typeof args.url === 'string' ? args.url.trim() : '';
             const bad = checkUrl(url);   // 先检查再询问：明显不合法的地址不必打扰用户
             if (bad) return bad;
             if (!(await authorize('fetch', `\n即将抓取：\n${url}\n确认抓取？`))) return '已取消抓取';
-            return formatFetchResult(await fetchText(url));
+            let result = await fetchText(url);
+            // 重定向到另一个站点：用户同意的只是原来那个站点，换了站点再问一次
+            while (!result.ok && result.target) {
+                const target = result.target;
+                if (!(await authorize('fetch', `\n${url} 重定向到另一个站点，即将抓取：\n${target}\n确认抓取？`))) {
+                    return `已取消抓取：${url} 重定向到 ${target}，没有跟过去`;
+                }
+                url = target;
+                result = await fetchText(url);
+            }
+            return formatFetchResult(result);
         },
     });
 }

@@ -22,14 +22,32 @@ interface Doc {
 }
 
 let docs: Doc[] = [];
+// 文件里原样的文档：写回时用它，缺字段、认不出的文档也照样留在磁盘上
+let stored: unknown[] = [];
+let skipped = 0;
 
-/** 启动时读取；缺字段的文档丢掉，其他错误抛出（入口报错退出，不覆盖文件）。 */
+/** 把一篇存档文档整理成能用的样子：缺标题用来源代替，坏掉的块跳过。整理不出来返回 null。 */
+function usable(d: any): Doc | null {
+    if (!d || typeof d !== 'object' || !Array.isArray(d.chunks)) return null;
+    const chunks = d.chunks.filter((c: any) => c && typeof c.text === 'string' && typeof c.start === 'number');
+    const source = typeof d.source === 'string' ? d.source : '';
+    const title = typeof d.title === 'string' && d.title ? d.title : source || '（无标题）';
+    return { title, source, addedAt: typeof d.addedAt === 'string' ? d.addedAt : '', chunks };
+}
+
+/**
+ * 启动时读取。文件读不出来、没有 docs 数组就抛出（入口报错退出，不覆盖文件）；
+ * 缺字段的文档尽量用上，用不上的跳过，但都留在磁盘上。
+ */
 export function loadRag(): void {
     const loaded = loadJson<{ docs?: unknown }>(RAG_FILE);
     if (loaded.state === 'missing') return;
     if (loaded.state === 'error') throw new Error(`读取知识库失败：${loaded.message}`);
-    const list = Array.isArray(loaded.data?.docs) ? loaded.data.docs : [];
-    docs = list.filter((d: any) => d && typeof d.title === 'string' && Array.isArray(d.chunks));
+    const list = loaded.data?.docs;
+    if (!Array.isArray(list)) throw new Error(`读取知识库失败：${RAG_FILE} 里没有 docs 数组`);
+    stored = list;
+    docs = stored.map(usable).filter((d): d is Doc => d !== null);
+    skipped = stored.length - docs.length;
 }
 
 async function readSource(source: string): Promise<{ title: string; text: string }> {
@@ -60,7 +78,8 @@ export async function addToRag(source: string): Promise<string> {
     if (text.length > MAX_CHARS) return `内容太大（${text.length} 个字符，上限 2MB），未收录`;
     const chunks = chunkEntry(text, 0, CHUNK).map((c) => ({ start: c.start, text: c.text }));
     const doc = { title: title.slice(0, 120), source, addedAt: new Date().toISOString(), chunks };
-    writeJsonAtomic(RAG_FILE, { docs: [...docs, doc] });   // 先写盘成功，再改内存
+    writeJsonAtomic(RAG_FILE, { docs: [...stored, doc] });   // 先写盘成功，再改内存
+    stored = [...stored, doc];
     docs = [...docs, doc];
     return `已加入知识库：「${doc.title}」— ${text.length} 个字符 / ${chunks.length} 块`;
 }
@@ -77,6 +96,11 @@ export function ragSearch(query: string): string {
 }
 
 export function ragStats(): string {
+    const note = skipped ? `\n（另有 ${skipped} 篇文档格式不对，没有载入；文件里保留原样）` : '';
+    return listDocs() + note;
+}
+
+function listDocs(): string {
     if (docs.length === 0) return '知识库是空的（用 /rag add <网址或文件> 收录）';
     const size = (d: Doc) => {
         const last = d.chunks[d.chunks.length - 1];

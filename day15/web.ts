@@ -4,6 +4,7 @@ import { htmlTitle, htmlToText } from './html.js';
 import { truncateOutput } from './tools.js';
 
 export const FETCH_TIMEOUT_MS = 15_000;   // 连接、等响应头、读完正文，总共这么久
+const MAX_REDIRECTS = 5;
 
 export type FetchResult =
     | {
@@ -17,8 +18,9 @@ export type FetchResult =
     }
     | {
         ok: false;
-        kind: 'input' | 'http' | 'timeout' | 'network';
+        kind: 'input' | 'http' | 'timeout' | 'network' | 'redirect';
         message: string;          // 可以直接给用户看的中文说明
+        target?: string;          // kind 为 'redirect' 时才有：重定向到的另一个站点的地址
         status?: number;          // kind 为 'http' 时才有
         statusText?: string;
     };
@@ -43,7 +45,21 @@ export async function fetchText(raw: string, timeoutMs = FETCH_TIMEOUT_MS): Prom
     if (bad) return { ok: false, kind: 'input', message: bad };
     const timeout = AbortSignal.timeout(timeoutMs);
     try {
-        const res = await fetch(raw, { signal: timeout, redirect: 'follow' });
+        // 重定向自己跟：同一站点照跟；换了站点就停下，交给调用方重新问用户（用户同意的只是原来那个站点）
+        let url = raw;
+        let res: Response;
+        for (let hops = 0; ; hops++) {
+            res = await fetch(url, { signal: timeout, redirect: 'manual' });
+            const location = res.headers.get('location');
+            if (res.status < 300 || res.status > 399 || !location) break;
+            await res.body?.cancel().catch(() => {});
+            const next = new URL(location, url);
+            if (next.origin !== new URL(url).origin) {
+                return { ok: false, kind: 'redirect', target: next.href, message: `${url} 重定向到了另一个站点：${next.href}，没有跟过去` };
+            }
+            if (hops >= MAX_REDIRECTS) return { ok: false, kind: 'network', message: `抓取失败：重定向超过 ${MAX_REDIRECTS} 次` };
+            url = next.href;
+        }
         if (!res.ok) {
             await res.body?.cancel().catch(() => {});    // 不读正文也要释放连接
             return { ok: false, kind: 'http', message: `抓取失败：HTTP ${res.status}`, status: res.status, statusText: res.statusText };
@@ -55,7 +71,7 @@ export async function fetchText(raw: string, timeoutMs = FETCH_TIMEOUT_MS): Prom
         const text = isHtml ? htmlToText(body) : body;
         return {
             ok: true,
-            url: res.url || raw,
+            url,
             status: res.status,
             contentType,
             isHtml,
