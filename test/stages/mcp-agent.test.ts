@@ -96,10 +96,10 @@ for (const stage of stagesFrom('day15')) {
             assert.equal(count(r.stdout, '即将调用 MCP 工具：'), 2);
             assert.match(r.stdout, /即将调用 MCP 工具：mcp_demo_dice（来自服务器 demo）\n服务器声明：只读\n参数：\{\}\n确认执行？/);
             assert.match(r.stdout, /即将调用 MCP 工具：mcp_demo_word_count（来自服务器 demo）\n服务器声明：只读\n参数：\{"text":"Model Context Protocol"\}\n确认执行？/);
-            assert.match(r.results.call_dice, /^掷出了 [1-6] 点$/);
-            assert.equal(r.results.call_wc, '字符数：22，词数：3');
+            assert.match(r.results.call_dice, /^点数：[1-6]$/);
+            assert.equal(r.results.call_wc, '字符数 22，词数 3');
             assert.equal(r.fake.requests.length, 2);
-            assert.match(r.stdout, /调用工具 mcp_demo_word_count → 字符数：22，词数：3/);
+            assert.match(r.stdout, /调用工具 mcp_demo_word_count → 字符数 22，词数 3/);
             assert.match(r.stdout, /bye\n$/);
             assertNoLeftovers();
         });
@@ -113,7 +113,7 @@ for (const stage of stagesFrom('day15')) {
             ]);
             assert.equal(r.code, 0, r.stderr);
             assert.equal(r.results.call_dice, '调用已取消');
-            assert.equal(r.results.call_wc, '字符数：22，词数：3');
+            assert.equal(r.results.call_wc, '字符数 22，词数 3');
             assert.match(r.stdout, /调用工具 mcp_demo_dice → 调用已取消/);
             const calls = fs.readFileSync(log, 'utf8').split('\n').filter((l) => l.includes('"tools/call"'));
             assert.equal(calls.length, 1, '答 n 的那次不应该发出 tools/call');
@@ -129,8 +129,8 @@ for (const stage of stagesFrom('day15')) {
             assert.equal(r.code, 0, r.stderr);
             assert.equal(count(r.stdout, '即将调用 MCP 工具：'), 1);
             assert.doesNotMatch(r.stdout, /即将调用 MCP 工具：mcp_demo_dice/);
-            assert.match(r.results.call_dice, /^掷出了 [1-6] 点$/);
-            assert.equal(r.results.call_wc, '字符数：22，词数：3');
+            assert.match(r.results.call_dice, /^点数：[1-6]$/);
+            assert.equal(r.results.call_wc, '字符数 22，词数 3');
             assertNoLeftovers();
         });
 
@@ -144,7 +144,7 @@ for (const stage of stagesFrom('day15')) {
             assert.equal(r.code, 0, r.stderr);
             assert.equal(r.results.call_dice, '权限拒绝：不允许使用工具 mcp_demo_dice');
             assert.equal(r.results.call_wc, '权限拒绝：不允许使用工具 mcp_demo_word_count');
-            assert.doesNotMatch(r.stdout, /即将调用 MCP 工具|\[y\/N\]|掷出了|字符数：/);
+            assert.doesNotMatch(r.stdout, /即将调用 MCP 工具|\[y\/N\]|点数：|字符数 /);
             const sent = fs.readFileSync(log, 'utf8');
             assert.match(sent, /"tools\/list"/, 'spy 应该至少看到握手和 tools/list');
             assert.doesNotMatch(sent, /"tools\/call"/);
@@ -181,8 +181,8 @@ for (const stage of stagesFrom('day15')) {
             // 失败的服务器没有工具交给模型；demo 的两个工具照常工作
             const names = r.fake.requests[0].body.tools.map((t: any) => t.function.name).filter((n: string) => n.startsWith('mcp_'));
             assert.deepEqual(names, ['mcp_demo_word_count', 'mcp_demo_dice']);
-            assert.match(r.results.call_dice, /^掷出了 [1-6] 点$/);
-            assert.equal(r.results.call_wc, '字符数：22，词数：3');
+            assert.match(r.results.call_dice, /^点数：[1-6]$/);
+            assert.equal(r.results.call_wc, '字符数 22，词数 3');
             assertNoLeftovers();
         });
 
@@ -201,7 +201,7 @@ for (const stage of stagesFrom('day15')) {
             // 重连后工具重新注册：既没有「已经注册过了」的错误，也没有重复的工具名（假服务会拒绝重复名）
             const names = r.fake.requests[0].body.tools.map((t: any) => t.function.name).filter((n: string) => n.startsWith('mcp_'));
             assert.deepEqual(names, ['mcp_demo_word_count', 'mcp_demo_dice']);
-            assert.equal(r.results.call_wc, '字符数：22，词数：3');
+            assert.equal(r.results.call_wc, '字符数 22，词数 3');
             assertNoLeftovers();
         });
 
