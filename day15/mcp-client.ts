@@ -1,5 +1,5 @@
 // Day 15：与一台 MCP 服务器的连接。握手（检查协议版本）→ 分页的 tools/list → tools/call；
-// 回答服务器发来的请求；服务器死掉时让挂着的请求立刻失败，并带上它 stderr 的最后几行。
+// 回答服务器发来的请求；服务器死掉时让挂着的请求立刻失败，并带上它 stderr 里说明原因的几行。
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { isObject, LineFramer, RequestTable, RpcError, type Json } from './jsonrpc.js';
 import type { McpEntry, McpServerConfig } from './mcp-config.js';
@@ -15,6 +15,15 @@ const LOG_LINE_CHARS = 1000;
 const MAX_PAGES = 100;
 
 export const cut = (text: string, max: number): string => (text.length > max ? text.slice(0, max) + '…' : text);
+
+// 服务器临死前的 stderr 里挑出说明原因的三行：Node 的报错以调用栈、{ code…, requireStack… }、Node.js v20 收尾，
+// 最后几行恰恰没用，所以先去掉这些噪声行，再优先取像错误的行（Cannot find module…）；都不像就取最后三行
+const NOISE = /^\s*$|^\s+at |^node:internal\/|^\s*\^+\s*$|^\s*[{}[\]],?$|^\s+[\w$]+: .*,?$|^\s+throw |^Node\.js v\d/;
+export function telling(lines: string[]): string[] {
+    const kept = lines.filter((line) => !NOISE.test(line));
+    const errors = kept.filter((line) => /error|cannot|not found|exception|denied|失败|错误|找不到/i.test(line));
+    return errors.length > 0 ? errors.slice(0, 3) : kept.slice(-3);
+}
 
 export type McpStatus = 'connecting' | 'connected' | 'failed' | 'exited';
 
@@ -152,8 +161,8 @@ export class McpClient {
         if (child !== this.child || this.dead) return;
         this.dead = reason;
         if (reason !== '已停止') this.log(reason);
-        const tail = this.logs.filter((l) => l.fromServer).slice(-3).map((l) => l.text).join(' | ');
-        this.table?.rejectAll(new Error(tail ? `${reason}；stderr 最后几行：${tail}` : reason));
+        const tail = telling(this.logs.filter((l) => l.fromServer).map((l) => l.text)).join(' | ');
+        this.table?.rejectAll(new Error(tail ? `${reason}；stderr：${tail}` : reason));
         if (this.status === 'connected') {
             this.status = 'exited';
             this.error = reason;
