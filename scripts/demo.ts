@@ -14,7 +14,7 @@ import type { DemoScript } from './demo-scripts/script.js';
 import { ROOT, STAGES } from './stages.js';
 
 export const MODEL = '演示脚本';
-export const HEADER = '演示模式：下面的「模型」是本机按脚本回答的假服务（OPENAI_MODEL=演示脚本），不联网、不需要 API key。';
+export const HEADER = `演示模式：下面的「模型」是本机按脚本回答的假服务（OPENAI_MODEL=${MODEL}），不联网、不需要 API key。`;
 export const beginMarker = (stage: string) => `<!-- 演示：由 npm run demo -- ${stage} 生成 -->`;
 export const END_MARKER = '<!-- 演示结束 -->';
 
