@@ -16,13 +16,15 @@ const MAX_PAGES = 100;
 
 export const cut = (text: string, max: number): string => (text.length > max ? text.slice(0, max) + '…' : text);
 
-// 服务器临死前的 stderr 里挑出说明原因的三行：Node 的报错以调用栈、{ code…, requireStack… }、Node.js v20 收尾，
-// 最后几行恰恰没用，所以先去掉这些噪声行，再优先取像错误的行（Cannot find module…）；都不像就取最后三行
-const NOISE = /^\s*$|^\s+at |^node:internal\/|^\s*\^+\s*$|^\s*[{}[\]],?$|^\s+[\w$]+: .*,?$|^\s+throw |^Node\.js v\d/;
-export function telling(lines: string[]): string[] {
-    const kept = lines.filter((line) => !NOISE.test(line));
-    const errors = kept.filter((line) => /error|cannot|not found|exception|denied|失败|错误|找不到/i.test(line));
-    return errors.length > 0 ? errors.slice(0, 3) : kept.slice(-3);
+// 服务器临死前的 stderr 里挑出说明原因的几行。Node 的报错以调用栈、{ code…, requireStack… }、Node.js v20 收尾，
+// 最后几行恰恰没用：先取像错误的行（Cannot find module…，调用栈除外）；都不像，就去掉噪声行后取最后三行
+const STACK = /^\s+at |^node:internal\//;
+const NOISE = /^\s*$|^\s*\^+\s*$|^\s*[{}[\]],?$|^\s+[\w$]+: .*,?$|^\s+throw |^Node\.js v\d/;
+const ERRORISH = /error|cannot|not found|exception|denied|失败|错误|找不到/i;
+export function meaningfulStderr(lines: string[]): string[] {
+    const errors = lines.filter((line) => !STACK.test(line) && ERRORISH.test(line));
+    if (errors.length > 0) return errors.slice(0, 3);
+    return lines.filter((line) => !STACK.test(line) && !NOISE.test(line)).slice(-3);
 }
 
 export type McpStatus = 'connecting' | 'connected' | 'failed' | 'exited';
@@ -161,7 +163,7 @@ export class McpClient {
         if (child !== this.child || this.dead) return;
         this.dead = reason;
         if (reason !== '已停止') this.log(reason);
-        const tail = telling(this.logs.filter((l) => l.fromServer).map((l) => l.text)).join(' | ');
+        const tail = meaningfulStderr(this.logs.filter((l) => l.fromServer).map((l) => l.text)).join(' | ');
         this.table?.rejectAll(new Error(tail ? `${reason}；stderr：${tail}` : reason));
         if (this.status === 'connected') {
             this.status = 'exited';

@@ -4,7 +4,7 @@ import { writeFileSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { RequestTable, RpcError } from '../../day15/jsonrpc.js';
 import { expandVars, loadMcpConfig } from '../../day15/mcp-config.js';
-import { telling } from '../../day15/mcp-client.js';
+import { meaningfulStderr } from '../../day15/mcp-client.js';
 import { McpManager, mcpPanelText, mcpStatusText } from '../../day15/mcp-setup.js';
 import { callMcpTool, convertResult, mcpToolName, normalizeSchema as normalize } from '../../day15/mcp-tools.js';
 import { truncateOutput } from '../../day15/tools.js';
@@ -76,9 +76,10 @@ describe('服务器死前的 stderr', () => {
             "Error: Cannot find module '/x/server.mjs'", '    at Module._resolveFilename (node:internal/modules/cjs/loader:1207:15)',
             '    at node:internal/main/run_main_module:28:49 {', "  code: 'MODULE_NOT_FOUND',", '  requireStack: []', '}', '', 'Node.js v20.20.2',
         ];
-        assert.deepEqual(telling(node), ["Error: Cannot find module '/x/server.mjs'"]);
-        assert.deepEqual(telling(['启动中', '读取配置', '准备退出', '再见']), ['读取配置', '准备退出', '再见']);
-        assert.deepEqual(telling([]), []);
+        assert.deepEqual(meaningfulStderr(node), ["Error: Cannot find module '/x/server.mjs'"]);
+        assert.deepEqual(meaningfulStderr(['启动中', '读取配置', '准备退出', '再见']), ['读取配置', '准备退出', '再见']);
+        assert.deepEqual(meaningfulStderr([]), []);
+        assert.deepEqual(meaningfulStderr(['Traceback (most recent call last):', '  File "s.py", line 1', "ModuleNotFoundError: No module named 'mcp'"]), ["ModuleNotFoundError: No module named 'mcp'"]);
     });
 });
 
