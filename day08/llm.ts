@@ -41,7 +41,7 @@ async function post(cfg: Config, body: object, signal?: AbortSignal): Promise<Re
             if (signal?.aborted) throw e;   // 用户取消：不报错也不重试
             const cause = (e as { cause?: { code?: string; message?: string } }).cause;   // 真正的原因（ECONNREFUSED……）藏在这里
             const reason = `无法连接 ${cfg.baseUrl}（${cause?.code ?? cause?.message ?? (e as Error).message}）`;
-            if (attempt >= MAX_RETRIES) throw new ApiError(reason);
+            if (attempt >= MAX_RETRIES) throw new ApiError(`${reason}\n提示：请检查 OPENAI_BASE_URL 的地址和端口是否写对、服务是否在运行`);
             await wait(backoff(attempt), reason, signal);
             continue;
         }

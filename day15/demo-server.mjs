@@ -6,17 +6,17 @@ const SUPPORTED = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
 const TOOLS = [
     {
         name: 'word_count',
-        description: '统计文本的字符数（按 Unicode 码点）和词数（按空白分隔）',
+        description: '统计一段文字的字符数与词数（词数按空白切分计算）。',
         inputSchema: {
             type: 'object',
-            properties: { text: { type: 'string', description: '要统计的文本' } },
+            properties: { text: { type: 'string', description: '要统计的文字' } },
             required: ['text'],
         },
         annotations: { readOnlyHint: true },
     },
     {
         name: 'dice',
-        description: '掷一次六面骰子，返回 1 到 6 之间的整数',
+        description: '掷一个六面骰子，返回随机点数。',
         inputSchema: { type: 'object', properties: {} },
         annotations: { readOnlyHint: true },
     },
@@ -31,9 +31,10 @@ function callTool(name, args) {
         if (typeof args.text !== 'string') return textResult('text 必须是字符串', true);
         const trimmed = args.text.trim();
         const words = trimmed === '' ? 0 : trimmed.split(/\s+/).length;
-        return textResult(`字符数：${[...args.text].length}，词数：${words}`);
+        // 按码点计数：emoji 等 UTF-16 代理对算一个字符（文章里的 text.length 会算成两个）
+        return textResult(`字符数 ${[...args.text].length}，词数 ${words}`);
     }
-    if (name === 'dice') return textResult(`掷出了 ${1 + Math.floor(Math.random() * 6)} 点`);
+    if (name === 'dice') return textResult(`点数：${1 + Math.floor(Math.random() * 6)}`);
     return textResult(`未知工具：${name}`, true);
 }
 

@@ -1,5 +1,5 @@
 // Day 15：与一台 MCP 服务器的连接。握手（检查协议版本）→ 分页的 tools/list → tools/call；
-// 回答服务器发来的请求；服务器死掉时让挂着的请求立刻失败，并带上它 stderr 的最后几行。
+// 回答服务器发来的请求；服务器死掉时让挂着的请求立刻失败，并带上它 stderr 里说明原因的几行。
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { isObject, LineFramer, RequestTable, RpcError, type Json } from './jsonrpc.js';
 import type { McpEntry, McpServerConfig } from './mcp-config.js';
@@ -15,6 +15,17 @@ const LOG_LINE_CHARS = 1000;
 const MAX_PAGES = 100;
 
 export const cut = (text: string, max: number): string => (text.length > max ? text.slice(0, max) + '…' : text);
+
+// 服务器临死前的 stderr 里挑出说明原因的几行。Node 的报错以调用栈、{ code…, requireStack… }、Node.js v20 收尾，
+// 最后几行恰恰没用：先取像错误的行（Cannot find module…，调用栈除外）；都不像，就去掉噪声行后取最后三行
+const STACK = /^\s+at |^node:internal\//;
+const NOISE = /^\s*$|^\s*\^+\s*$|^\s*[{}[\]],?$|^\s+[\w$]+: .*,?$|^\s+throw |^Node\.js v\d/;
+const ERRORISH = /error|cannot|not found|exception|denied|失败|错误|找不到/i;
+export function meaningfulStderr(lines: string[]): string[] {
+    const errors = lines.filter((line) => !STACK.test(line) && ERRORISH.test(line));
+    if (errors.length > 0) return errors.slice(0, 3);
+    return lines.filter((line) => !STACK.test(line) && !NOISE.test(line)).slice(-3);
+}
 
 export type McpStatus = 'connecting' | 'connected' | 'failed' | 'exited';
 
@@ -152,8 +163,8 @@ export class McpClient {
         if (child !== this.child || this.dead) return;
         this.dead = reason;
         if (reason !== '已停止') this.log(reason);
-        const tail = this.logs.filter((l) => l.fromServer).slice(-3).map((l) => l.text).join(' | ');
-        this.table?.rejectAll(new Error(tail ? `${reason}；stderr 最后几行：${tail}` : reason));
+        const tail = meaningfulStderr(this.logs.filter((l) => l.fromServer).map((l) => l.text)).join(' | ');
+        this.table?.rejectAll(new Error(tail ? `${reason}；stderr：${tail}` : reason));
         if (this.status === 'connected') {
             this.status = 'exited';
             this.error = reason;

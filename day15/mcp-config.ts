@@ -53,14 +53,24 @@ function parseEntry(name: string, raw: unknown): McpServerConfig {
     };
 }
 
-// 文件不存在 → 没有服务器；整个文件坏了 → 抛错（调用方以退出码 1 结束）
+// JSON.parse 只说字符偏移（英文的 at position 88）；换算成编辑器里能跳过去的 文件:行:列
+function syntaxError(file: string, text: string, e: Error): string {
+    const offset = Number(/position (\d+)/.exec(e.message)?.[1] ?? text.length);
+    const lines = text.slice(0, offset).split('\n');
+    return `${file}:${lines.length}:${lines.at(-1)!.length + 1} 不是合法的 JSON（常见原因：最后一项后面多了逗号、键名没用双引号）`;
+}
+
+// 文件不存在 → 没有服务器；整个文件坏了 → 抛错（调用方报告后不启动任何服务器）
 export function loadMcpConfig(file: string): McpEntry[] {
     let data: unknown;
+    let text = '';
     try {
-        data = JSON.parse(readFileSync(file, 'utf8'));
+        text = readFileSync(file, 'utf8');
+        data = JSON.parse(text);
     } catch (e) {
         if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
-        throw new Error(`读取 MCP 配置失败：${(e as Error).message}`);
+        const detail = e instanceof SyntaxError ? syntaxError(file, text, e) : (e as Error).message;
+        throw new Error(`读取 MCP 配置失败：${detail}`);
     }
     const servers = isObject(data) ? data.mcpServers : undefined;
     if (!isObject(servers)) throw new Error('读取 MCP 配置失败：缺少 mcpServers 对象');

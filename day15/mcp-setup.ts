@@ -3,7 +3,7 @@
 import { McpClient } from './mcp-client.js';
 import { loadMcpConfig, type McpEntry } from './mcp-config.js';
 import { buildMcpTools, type McpToolDeps, type McpToolSet } from './mcp-tools.js';
-import { authorize, ensureToolPolicy } from './permissions.js';
+import { authorize, ensureToolPolicy, recordToolPolicies } from './permissions.js';
 import { redact } from './redact.js';
 import { listTools, registerTool, unregisterTool, type Tool } from './tools.js';
 
@@ -13,6 +13,7 @@ const NO_TOOLS: McpToolSet = { exposed: [], skipped: [] };
 
 export class McpManager {
     readonly servers: McpClient[];
+    configError = '';                                            // mcp.json 整个读不了时的原因，启动时和 /mcp 里显示
     private readonly toolSets = new Map<string, McpToolSet>();   // 每台服务器最近一次交给模型的工具
 
     // onLog：纯文本前端用它把 stderr 暗色回显成 [mcp:NAME] line
@@ -69,9 +70,15 @@ export class McpManager {
 const deps: McpToolDeps = { authorize, redact, ensureToolPolicy };
 const isRegistered = (name: string) => listTools().some((t) => t.name === name);
 
-/** 读配置并建好管理器；配置文件读不了或不是合法 JSON 时抛出，入口报错退出。 */
+/** 读配置并建好管理器。配置文件坏了（多了个逗号……）不该让整个 agent 起不来：记下原因，不启动任何服务器。 */
 export function createMcp(onLog?: (server: string, line: string) => void): McpManager {
-    return new McpManager(loadMcpConfig(MCP_FILE), onLog);
+    try {
+        return new McpManager(loadMcpConfig(MCP_FILE), onLog);
+    } catch (e) {
+        const manager = new McpManager([], onLog);
+        manager.configError = `${(e as Error).message}；本次不启动 MCP 服务器`;
+        return manager;
+    }
 }
 
 /** 所有服务器同时连接，全部结束后按配置顺序注册工具；返回启动时要提示的行（失败的服务器等）。 */
@@ -79,6 +86,7 @@ export async function startMcp(manager: McpManager): Promise<string[]> {
     await manager.connectAll();
     const tools = manager.buildTools(deps, isRegistered);
     for (const tool of tools) registerTool(tool);
+    recordToolPolicies(tools.map((t) => t.name));
     return mcpStartupMessages(manager, tools.length);
 }
 
@@ -94,12 +102,14 @@ export async function reconnectMcp(manager: McpManager, name: string): Promise<s
 // 启动时要显示的行：每个失败的服务器一行，工具总数超过 128 时再加一条警告
 export function mcpStartupMessages(manager: McpManager, totalTools: number): string[] {
     const lines = manager.servers.filter((s) => s.status === 'failed').map((s) => `MCP 服务器 ${s.name} 启动失败：${s.error}`);
+    if (manager.configError) lines.unshift(manager.configError);
     if (totalTools > TOOL_WARN_COUNT) lines.push(`MCP 工具共 ${totalTools} 个，超过 OpenAI 单次请求的 ${TOOL_WARN_COUNT} 个上限`);
     return lines;
 }
 
 // /mcp 命令的输出：每台服务器的工具（改过名的注明原名），再加最近 5 行日志
 export function mcpStatusText(manager: McpManager): string {
+    if (manager.configError) return manager.configError;
     if (manager.servers.length === 0) return '（没有已连接的 MCP 服务器；请在 .geekagent/mcp.json 中声明后重启）';
     const out: string[] = [];
     for (const s of manager.servers) {

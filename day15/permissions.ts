@@ -83,7 +83,18 @@ export function ensureToolPolicy(tool: string, policy: Policy): void {
     if (!(tool in config.tools) && !hasPrefixRule(tool)) config.tools[tool] = policy;
 }
 
-const hasPrefixRule = (tool: string) => Object.keys(config.tools).some((k) => k.endsWith('*') && tool.startsWith(k.slice(0, -1)));
+const hasPrefixRule = (tool: string, tools = config.tools) => Object.keys(tools).some((k) => k.endsWith('*') && tool.startsWith(k.slice(0, -1)));
+
+/** Day 15：新发现的 MCP 工具以 ask 写进权限文件，读者照文章把某一个改成 allow 就行；文件里已有的条目、前缀规则不动。 */
+export function recordToolPolicies(tools: string[]): void {
+    const loaded = loadJson<{ tools?: Record<string, Policy> }>(PERMISSIONS_FILE);
+    if (loaded.state !== 'ok' || !loaded.data.tools) return;
+    const listed = loaded.data.tools;
+    const missing = tools.filter((tool) => !(tool in listed) && !hasPrefixRule(tool, listed));
+    if (missing.length === 0) return;
+    for (const tool of missing) listed[tool] = 'ask';
+    writeJsonAtomic(PERMISSIONS_FILE, loaded.data);
+}
 
 export async function authorize(tool: string, prompt = `工具 ${tool} 请求执行`): Promise<boolean> {
     const policy = policyFor(tool);

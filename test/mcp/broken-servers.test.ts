@@ -88,7 +88,7 @@ describe('故障服务器', () => {
     it('crash-on-start：退出码 1，stderr 尾巴可见', () => {
         const s = status('crash');
         assert.equal(s.status, 'failed');
-        assert.match(s.error, /^服务器进程已退出（退出码 1）；stderr 最后几行：crash-on-start：找不到配置文件/);
+        assert.match(s.error, /^服务器进程已退出（退出码 1）；stderr：crash-on-start：找不到配置文件/);
         assert.match(mcpStatusText(manager), /× crash：服务器进程已退出（退出码 1）[^\n]*\n {4}crash-on-start：找不到配置文件，退出/);
         assert.match(mcpPanelText(manager), /crash\(失败\)/);
     });
@@ -147,7 +147,7 @@ describe('故障服务器', () => {
 
     it('dies-mid-call：挂起的调用立即失败，之后的调用提示未在运行', async () => {
         const t0 = Date.now();
-        await assert.rejects(callTool('dies', 'die', {}), /服务器进程已退出（退出码 3）；stderr 最后几行：dies-mid-call：要崩溃了/);
+        await assert.rejects(callTool('dies', 'die', {}), /服务器进程已退出（退出码 3）；stderr：dies-mid-call：要崩溃了/);
         assert.ok(Date.now() - t0 < 1000);
         assert.equal(status('dies').status, 'exited');
         await assert.rejects(callTool('dies', 'die', {}), /^Error: MCP 服务器 dies 未在运行：服务器进程已退出（退出码 3）$/);

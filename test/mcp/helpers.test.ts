@@ -4,6 +4,7 @@ import { writeFileSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { RequestTable, RpcError } from '../../day15/jsonrpc.js';
 import { expandVars, loadMcpConfig } from '../../day15/mcp-config.js';
+import { meaningfulStderr } from '../../day15/mcp-client.js';
 import { McpManager, mcpPanelText, mcpStatusText } from '../../day15/mcp-setup.js';
 import { callMcpTool, convertResult, mcpToolName, normalizeSchema as normalize } from '../../day15/mcp-tools.js';
 import { truncateOutput } from '../../day15/tools.js';
@@ -25,6 +26,9 @@ describe('配置与变量展开', () => {
         assert.deepEqual(loadMcpConfig(join(dir, 'nope.json')), []);
         writeFileSync(join(dir, 'bad.json'), '{oops');
         assert.throws(() => loadMcpConfig(join(dir, 'bad.json')), /^Error: 读取 MCP 配置失败：/);
+        assert.throws(() => loadMcpConfig(join(dir, 'bad.json')), (e: Error) => e.message.includes('bad.json:1:2 不是合法的 JSON'));
+        writeFileSync(join(dir, 'empty.json'), '{\n');
+        assert.throws(() => loadMcpConfig(join(dir, 'empty.json')), (e: Error) => e.message.includes('empty.json:2:1 不是合法的 JSON'));
         writeFileSync(join(dir, 'none.json'), '{"servers":{}}');
         assert.throws(() => loadMcpConfig(join(dir, 'none.json')), /读取 MCP 配置失败：/);
         mkdirSync(join(dir, 'isdir.json'));
@@ -62,6 +66,20 @@ describe('配置与变量展开', () => {
         assert.match(errors.badtimeout!, /^配置无效：timeout/);
         assert.equal(errors.unset, '环境变量 SURELY_UNSET_VAR 未设置');
         assert.match(errors.notobj!, /^配置无效：/);
+    });
+});
+
+describe('服务器死前的 stderr', () => {
+    it('去掉 Node 报错的调用栈和收尾行，留下 Cannot find module', () => {
+        const node = [
+            'node:internal/modules/cjs/loader:1210', '  throw err;', '  ^', '',
+            "Error: Cannot find module '/x/server.mjs'", '    at Module._resolveFilename (node:internal/modules/cjs/loader:1207:15)',
+            '    at node:internal/main/run_main_module:28:49 {', "  code: 'MODULE_NOT_FOUND',", '  requireStack: []', '}', '', 'Node.js v20.20.2',
+        ];
+        assert.deepEqual(meaningfulStderr(node), ["Error: Cannot find module '/x/server.mjs'"]);
+        assert.deepEqual(meaningfulStderr(['启动中', '读取配置', '准备退出', '再见']), ['读取配置', '准备退出', '再见']);
+        assert.deepEqual(meaningfulStderr([]), []);
+        assert.deepEqual(meaningfulStderr(['Traceback (most recent call last):', '  File "s.py", line 1', "ModuleNotFoundError: No module named 'mcp'"]), ["ModuleNotFoundError: No module named 'mcp'"]);
     });
 });
 

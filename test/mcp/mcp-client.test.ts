@@ -46,6 +46,11 @@ describe('演示服务器单独运行', () => {
         assert.deepEqual(r.out[3], { jsonrpc: '2.0', id: 'p', result: {} });
         assert.deepEqual(r.out[4].result.tools.map((t: any) => t.name), ['word_count', 'dice']);
         assert.ok(r.out[4].result.tools.every((t: any) => t.annotations.readOnlyHint === true));
+        // 除了我们多加的 annotations，名称、描述、inputSchema 与 Day 15 文章逐字一致
+        assert.deepEqual(r.out[4].result.tools.map(({ annotations, ...tool }: any) => tool), [
+            { name: 'word_count', description: '统计一段文字的字符数与词数（词数按空白切分计算）。', inputSchema: { type: 'object', properties: { text: { type: 'string', description: '要统计的文字' } }, required: ['text'] } },
+            { name: 'dice', description: '掷一个六面骰子，返回随机点数。', inputSchema: { type: 'object', properties: {} } },
+        ]);
         assert.equal(r.out[4].result.nextCursor, undefined);
         assert.match(r.stderr, /geekagent-demo started/);
     });
@@ -61,13 +66,13 @@ describe('演示服务器单独运行', () => {
             call(6, 'word_count', { text: '  你好 🎲\n世界  ' }),
             ...dice,
         ]);
-        assert.match(r.out[0].result.content[0].text, /22.*3/);
-        assert.match(r.out[1].result.content[0].text, /字符数：0，词数：0/);
+        assert.equal(r.out[0].result.content[0].text, '字符数 22，词数 3');
+        assert.match(r.out[1].result.content[0].text, /字符数 0，词数 0/);
         assert.equal(r.out[2].result.isError, true);
         assert.equal(r.out[3].result.isError, true);
         assert.match(r.out[3].result.content[0].text, /nope/);
         assert.equal(r.out[4].error.code, -32602);
-        assert.match(r.out[5].result.content[0].text, /字符数：11，词数：3/);
+        assert.match(r.out[5].result.content[0].text, /字符数 11，词数 3/);
         const rolls = r.out.slice(6).map((m: any) => Number(/\d+/.exec(m.result.content[0].text)![0]));
         assert.equal(rolls.length, 100);
         assert.ok(rolls.every((n: number) => n >= 1 && n <= 6));

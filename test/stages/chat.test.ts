@@ -143,8 +143,18 @@ for (const stage of stagesFrom('day01')) {
             assert.match(r.stderr, new RegExp(`无法连接 ${url.replace(/[.]/g, '\\.')}（ECONNREFUSED）`));
             assert.equal((r.stdout + r.stderr).match(/秒后重试/g)?.length, 2);
             assert.match(r.stdout, /\/reset/);
+            assert.match(r.stderr, /提示：请检查 OPENAI_BASE_URL/);
             assert.equal(r.code, 0);
         });
+
+        // 新手常见的两种写错：主机名拼错（ENOTFOUND）、端口超出范围（URL 无效）；都要给出检查 OPENAI_BASE_URL 的提示
+        for (const [kind, url] of [['ENOTFOUND', 'http://geekagent-nohost.invalid/v1'], ['ERR_INVALID_URL', 'http://127.0.0.1:99999/v1']]) {
+            test(`连不上服务（${kind}）：提示检查 OPENAI_BASE_URL`, async () => {
+                const r = await runStage(stage, { input: ['hi'], env: { OPENAI_BASE_URL: url } });
+                assert.match(r.stderr, new RegExp(`（${kind}）\\n提示：请检查 OPENAI_BASE_URL`));
+                assert.equal(r.code, 0);
+            });
+        }
 
         test('缺少 API key：提示 OPENAI_API_KEY 和 .env，退出码 1，不发请求', async () => {
             fake.requests.length = 0;
@@ -152,7 +162,18 @@ for (const stage of stagesFrom('day01')) {
             assert.equal(r.code, 1);
             assert.match(r.stderr, /OPENAI_API_KEY/);
             assert.match(r.stderr, /\.env/);
+            assert.match(r.stderr, /把 \.env\.example 复制为 \.env/);
+            assert.match(r.stderr, new RegExp(`npm run demo -- ${stage}`));
             assert.equal(fake.requests.length, 0);
+        });
+
+        test('缺少 API key 但已有 .env：只让人填上，不再让人复制', async () => {
+            const cwd = fs.mkdtempSync(path.join(fs.realpathSync('/tmp'), 'geekagent-env-'));
+            fs.writeFileSync(path.join(cwd, '.env'), 'OPENAI_MODEL=m\n');
+            const r = await runStage(stage, { input: ['hi'], cwd, env: { OPENAI_API_KEY: undefined } });
+            assert.equal(r.code, 1);
+            assert.match(r.stderr, /请在 \.env 里填上 OPENAI_API_KEY=/);
+            assert.doesNotMatch(r.stderr, /复制/);
         });
 
         test('.env 在工作目录里被读取，真实环境变量优先', async () => {
