@@ -16,7 +16,7 @@ export class McpManager {
     private readonly toolSets = new Map<string, McpToolSet>();   // 每台服务器最近一次交给模型的工具
     private readonly overBudget = new Map<string, LeftOut>();     // 超出 128 个上限、没交给模型的
     private readonly choices: Map<string, (tool: string) => boolean>;
-    builtins = 0;                                                  // 启动时注册表里已有的工具数，提示里要说
+    private builtins = 0;                                          // 启动时注册表里已有的工具数，提示里要说
 
     // onLog：纯文本前端用它把 stderr 暗色回显成 [mcp:NAME] line
     constructor(entries: McpEntry[], onLog?: (server: string, line: string) => void) {
@@ -44,6 +44,12 @@ export class McpManager {
     /** 没装下的服务器，按配置顺序。 */
     leftOut(): LeftOut[] {
         return this.servers.flatMap((s) => this.overBudget.get(s.name) ?? []);
+    }
+
+    /** 有工具没装下时的那条提示（启动时和 /mcp 里都用）；都装下了就是空的。 */
+    budgetLines(): string[] {
+        const leftOut = this.leftOut();
+        return leftOut.length === 0 ? [] : [budgetNotice(leftOut, this.builtins)];
     }
 
     // 按配置顺序为已连接的服务器生成工具并记下；only：只为重连的那一台生成。
@@ -111,15 +117,10 @@ export async function reconnectMcp(manager: McpManager, name: string): Promise<s
     return `${name} 已重新连接（${manager.toolsOf(name).exposed.length} 个工具）`;
 }
 
-function budgetLines(manager: McpManager): string[] {
-    const leftOut = manager.leftOut();
-    return leftOut.length === 0 ? [] : [budgetNotice(leftOut, manager.builtins)];
-}
-
 // 启动时要显示的行：每个失败的服务器一行，有工具没装下时再加一条提示
 export function mcpStartupMessages(manager: McpManager): string[] {
     const lines = manager.servers.filter((s) => s.status === 'failed').map((s) => `MCP 服务器 ${s.name} 启动失败：${s.error}`);
-    return [...lines, ...budgetLines(manager)];
+    return [...lines, ...manager.budgetLines()];
 }
 
 // 工具名里服务器那一段：不合法的字符换成 _（与 mcpToolName 相同的规则）
@@ -129,7 +130,7 @@ const namePrefix = (server: string) => `mcp_${server}_`.replace(/[^A-Za-z0-9_-]/
 // 服务器名要清洗时（"Azure MCP Server"）在标题里写一次前缀，不把每个工具都算作改名
 export function mcpStatusText(manager: McpManager): string {
     if (manager.servers.length === 0) return '（没有已连接的 MCP 服务器；请在 .geekagent/mcp.json 中声明后重启）';
-    const out = budgetLines(manager);
+    const out = manager.budgetLines();
     for (const s of manager.servers) {
         const { exposed, skipped } = manager.toolsOf(s.name);
         if (s.status === 'connected') {
