@@ -96,10 +96,14 @@ export class RpcError extends Error {
     }
 }
 
+// 超时单独一类：调用方要在报错里补上「怎样调大」
+export class RequestTimeout extends Error {}
+
 interface Pending {
     resolve(result: unknown): void;
     reject(error: Error): void;
     timer: NodeJS.Timeout;
+    restart(): void;        // 收到这个请求的进度通知时重新计时
 }
 
 // id 从 1 递增、永不复用；超时、取消后才到的响应找不到记录，被丢掉
@@ -109,20 +113,35 @@ export class RequestTable {
 
     constructor(private readonly send: (msg: Json) => void) {}
 
+    // timeoutMs 是「沉默」的上限：tools/call 带上进度令牌（就用请求 id），服务器每报一次进度就重新计时，
+    // 所以报进度的慢工具可以跑得比 timeoutMs 久，一声不吭的照样在 timeoutMs 后超时
     request(method: string, params: Json, timeoutMs: number): Promise<unknown> {
         const id = this.nextId++;
         return new Promise((resolve, reject) => {
-            const timer = setTimeout(() => {
+            const expire = () => {
                 this.pending.delete(id);
-                reject(new Error(`请求 ${method} 超时（${timeoutMs / 1000} 秒内没有响应）`));
+                reject(new RequestTimeout(`请求 ${method} 超时（${timeoutMs / 1000} 秒内没有响应）`));
                 // initialize 绝不能取消（协议如此规定）；握手超时后整个服务器会被停掉
                 if (method !== 'initialize') {
                     this.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'timeout' } });
                 }
-            }, timeoutMs);
-            this.pending.set(id, { resolve, reject, timer });
-            this.send({ jsonrpc: '2.0', id, method, params });
+            };
+            const entry: Pending = {
+                resolve, reject, timer: setTimeout(expire, timeoutMs),
+                restart() {
+                    clearTimeout(entry.timer);
+                    entry.timer = setTimeout(expire, timeoutMs);
+                },
+            };
+            this.pending.set(id, entry);
+            const sent = method === 'tools/call' ? { ...params, _meta: { progressToken: id } } : params;
+            this.send({ jsonrpc: '2.0', id, method, params: sent });
         });
+    }
+
+    // notifications/progress：令牌就是请求 id；已经结束或不认识的令牌忽略
+    progress(token: unknown): void {
+        if (typeof token === 'number') this.pending.get(token)?.restart();
     }
 
     // 返回 false：没有对应的请求（未知 id、已超时），由调用方记一条日志

@@ -1,7 +1,7 @@
 // Day 15：与一台 MCP 服务器的连接。握手（检查协议版本）→ 分页的 tools/list → tools/call；
 // 回答服务器发来的请求；服务器死掉时让挂着的请求立刻失败，并带上它 stderr 里说明原因的几行。
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { isObject, LineFramer, RequestTable, RpcError, type Json } from './jsonrpc.js';
+import { isObject, LineFramer, RequestTable, RequestTimeout, RpcError, type Json } from './jsonrpc.js';
 import type { McpEntry, McpServerConfig } from './mcp-config.js';
 import { forgetIfGone, spawnServer, stopServer } from './mcp-process.js';
 
@@ -116,7 +116,16 @@ export class McpClient {
         if (this.status !== 'connected' || !this.config) {
             throw new Error(`MCP 服务器 ${this.name} 未在运行：${this.error || '正在连接'}`);
         }
-        return this.request('tools/call', { name: tool, arguments: args }, this.config.timeout);
+        const { timeout } = this.config;
+        try {
+            return await this.request('tools/call', { name: tool, arguments: args }, timeout);
+        } catch (e) {
+            // 从别的客户端抄来的配置通常没有 timeout，得告诉读者在哪里调、现在是多少
+            if (e instanceof RequestTimeout) {
+                throw new Error(`${e.message}；可在 .geekagent/mcp.json 里调大服务器 ${this.name} 的 timeout（当前 ${timeout} 毫秒）`);
+            }
+            throw e;
+        }
     }
 
     async stop(): Promise<void> {
@@ -218,11 +227,13 @@ export class McpClient {
     private onNotification(method: string, params: Json): void {
         if (method === 'notifications/tools/list_changed') {
             this.log(`工具列表已变化；重启 agent（或 /mcp reconnect ${this.name}）后才会刷新`);
+        } else if (method === 'notifications/progress') {
+            this.table?.progress(params.progressToken);
         } else if (method === 'notifications/message') {
             const data = typeof params.data === 'string' ? params.data : JSON.stringify(params.data);
             this.log(`[${String(params.level ?? 'info')}] ${data}`, true);
         }
-        // progress、cancelled 和其他通知：本阶段不处理
+        // cancelled 和其他通知：本阶段不处理
     }
 
     // 跟着 nextCursor 翻页；游标重复或超过 100 页就停下，保留已经拿到的

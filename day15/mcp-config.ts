@@ -12,6 +12,8 @@ export interface McpServerConfig {
     env: Record<string, string>;
     cwd?: string;            // 已解析成绝对路径
     timeout: number;
+    includeTools?: string[];     // 与 Gemini CLI 同名的字段：只把这些工具（服务器上的原名）交给模型
+    excludeTools?: string[];     // 除了这些都交给模型；两个都写时先 include 再 exclude
 }
 
 // 一个条目坏了只影响它自己：config 为空时 error 说明原因
@@ -44,12 +46,21 @@ function parseEntry(name: string, raw: unknown): McpServerConfig {
     if (!isObject(env) || !Object.values(env).every((v) => typeof v === 'string')) throw invalid('env 必须是字符串值的对象');
     if (cwd !== undefined && typeof cwd !== 'string') throw invalid('cwd 必须是字符串');
     if (typeof timeout !== 'number' || !Number.isInteger(timeout) || timeout <= 0) throw invalid('timeout 必须是正整数（毫秒）');
+    const { includeTools, excludeTools } = raw;
+    for (const [field, list] of [['includeTools', includeTools], ['excludeTools', excludeTools]] as const) {
+        if (list !== undefined && (!Array.isArray(list) || !list.every((t) => typeof t === 'string'))) {
+            throw invalid(`${field} 必须是字符串数组（工具在服务器上的原名）`);
+        }
+    }
     return {
         command: expandVars(command),
         args: (args as string[]).map((a) => expandVars(a)),
         env: Object.fromEntries(Object.entries(env as Record<string, string>).map(([k, v]) => [k, expandVars(v)])),
         cwd: cwd === undefined ? undefined : resolve(expandVars(cwd)),
         timeout,
+        // 没写的字段不出现在结果里
+        ...(includeTools === undefined ? {} : { includeTools: includeTools as string[] }),
+        ...(excludeTools === undefined ? {} : { excludeTools: excludeTools as string[] }),
     };
 }
 

@@ -1,5 +1,6 @@
 // Day 15：把 MCP 客户端接进 Agent：读配置、并发连接、把工具注册进注册表、重连、退出时关闭，
 // 以及 /mcp 命令和面板上的文字。
+import { budgetNotice, costText, MAX_TOOLS, toolChars, toolChoice, type LeftOut } from './mcp-budget.js';
 import { McpClient } from './mcp-client.js';
 import { loadMcpConfig, type McpEntry } from './mcp-config.js';
 import { buildMcpTools, type McpToolDeps, type McpToolSet } from './mcp-tools.js';
@@ -8,17 +9,20 @@ import { redact } from './redact.js';
 import { listTools, registerTool, unregisterTool, type Tool } from './tools.js';
 
 export const MCP_FILE = '.geekagent/mcp.json';
-const TOOL_WARN_COUNT = 128;             // OpenAI 单次请求最多 128 个工具
 const NO_TOOLS: McpToolSet = { exposed: [], skipped: [] };
 
 export class McpManager {
     readonly servers: McpClient[];
     configError = '';                                            // mcp.json 整个读不了时的原因，启动时和 /mcp 里显示
     private readonly toolSets = new Map<string, McpToolSet>();   // 每台服务器最近一次交给模型的工具
+    private readonly overBudget = new Map<string, LeftOut>();     // 超出 128 个上限、没交给模型的
+    private readonly choices: Map<string, (tool: string) => boolean>;
+    private builtins = 0;                                          // 启动时注册表里已有的工具数，提示里要说
 
     // onLog：纯文本前端用它把 stderr 暗色回显成 [mcp:NAME] line
     constructor(entries: McpEntry[], onLog?: (server: string, line: string) => void) {
         this.servers = entries.map((e) => new McpClient(e, onLog));
+        this.choices = new Map(entries.map((e) => [e.name, toolChoice(e.config)]));
     }
 
     // 所有服务器同时连接：三个各要 1 秒握手的服务器，总共也只等 1 秒左右
@@ -38,20 +42,39 @@ export class McpManager {
         return this.toolSets.get(name) ?? NO_TOOLS;
     }
 
+    /** 没装下的服务器，按配置顺序。 */
+    leftOut(): LeftOut[] {
+        return this.servers.flatMap((s) => this.overBudget.get(s.name) ?? []);
+    }
+
+    /** 有工具没装下时的那条提示（启动时和 /mcp 里都用）；都装下了就是空的。 */
+    budgetLines(): string[] {
+        const leftOut = this.leftOut();
+        return leftOut.length === 0 ? [] : [budgetNotice(leftOut, this.builtins)];
+    }
+
     // 按配置顺序为已连接的服务器生成工具并记下；only：只为重连的那一台生成。
-    // isTaken：注册表里已经有的名字（内置工具、技能工具）
-    buildTools(deps: McpToolDeps, isTaken: (name: string) => boolean, only?: string): Tool[] {
+    // isTaken：注册表里已经有的名字（内置工具、技能工具）；room：还能装几个工具，装满后其余的不交给模型
+    buildTools(deps: McpToolDeps, isTaken: (name: string) => boolean, room: number, only?: string): Tool[] {
         const rebuild = this.servers.filter((s) => only === undefined || s.name === only);
-        for (const s of rebuild) this.toolSets.delete(s.name);
+        if (only === undefined) this.builtins = MAX_TOOLS - room;
+        for (const s of rebuild) {
+            this.toolSets.delete(s.name);
+            this.overBudget.delete(s.name);
+        }
         const used = new Set([...this.toolSets.values()].flatMap((set) => set.exposed.map((e) => e.tool.name)));
         const tools: Tool[] = [];
         for (const client of rebuild) {
-            const set = buildMcpTools(client, deps, (n) => used.has(n) || isTaken(n));
-            for (const e of set.exposed) {
+            const set = buildMcpTools(client, deps, (n) => used.has(n) || isTaken(n), this.choices.get(client.name)!);
+            const kept = set.exposed.slice(0, Math.max(0, room - tools.length));
+            if (kept.length < set.exposed.length) {
+                this.overBudget.set(client.name, { server: client.name, count: set.exposed.length - kept.length, total: set.exposed.length });
+            }
+            for (const e of kept) {
                 used.add(e.tool.name);
                 tools.push(e.tool);
             }
-            this.toolSets.set(client.name, set);
+            this.toolSets.set(client.name, { ...set, exposed: kept });
         }
         return tools;
     }
@@ -62,6 +85,7 @@ export class McpManager {
         if (!client) throw new Error(`没有名为 ${name} 的 MCP 服务器`);
         await client.stop();
         this.toolSets.delete(name);
+        this.overBudget.delete(name);
         await client.connect();
         return client;
     }
@@ -81,46 +105,57 @@ export function createMcp(onLog?: (server: string, line: string) => void): McpMa
     }
 }
 
+// 还能装几个：一次请求最多 128 个工具，注册表里已有的（内置工具等）先占位
+const room = () => MAX_TOOLS - listTools().length;
+
 /** 所有服务器同时连接，全部结束后按配置顺序注册工具；返回启动时要提示的行（失败的服务器等）。 */
 export async function startMcp(manager: McpManager): Promise<string[]> {
     await manager.connectAll();
-    const tools = manager.buildTools(deps, isRegistered);
+    const tools = manager.buildTools(deps, isRegistered, room());
     for (const tool of tools) registerTool(tool);
     recordToolPolicies(tools.map((t) => t.name));
-    return mcpStartupMessages(manager, tools.length);
+    return mcpStartupMessages(manager);
 }
 
-/** /mcp reconnect NAME：停掉、注销旧工具、重新连接、注册新的工具列表。 */
+/** /mcp reconnect NAME：停掉、注销旧工具、重新连接、注册新的工具列表（只用剩下的名额，不挤掉别的服务器）。 */
 export async function reconnectMcp(manager: McpManager, name: string): Promise<string> {
     for (const e of manager.toolsOf(name).exposed) unregisterTool(e.tool.name);
     const client = await manager.reconnect(name);
-    for (const tool of manager.buildTools(deps, isRegistered, name)) registerTool(tool);
+    for (const tool of manager.buildTools(deps, isRegistered, room(), name)) registerTool(tool);
     if (client.status !== 'connected') return `${name} 重连失败：${client.error}`;
     return `${name} 已重新连接（${manager.toolsOf(name).exposed.length} 个工具）`;
 }
 
-// 启动时要显示的行：每个失败的服务器一行，工具总数超过 128 时再加一条警告
-export function mcpStartupMessages(manager: McpManager, totalTools: number): string[] {
+// 启动时要显示的行：每个失败的服务器一行，有工具没装下时再加一条提示
+export function mcpStartupMessages(manager: McpManager): string[] {
     const lines = manager.servers.filter((s) => s.status === 'failed').map((s) => `MCP 服务器 ${s.name} 启动失败：${s.error}`);
     if (manager.configError) lines.unshift(manager.configError);
-    if (totalTools > TOOL_WARN_COUNT) lines.push(`MCP 工具共 ${totalTools} 个，超过 OpenAI 单次请求的 ${TOOL_WARN_COUNT} 个上限`);
-    return lines;
+    return [...lines, ...manager.budgetLines()];
 }
 
-// /mcp 命令的输出：每台服务器的工具（改过名的注明原名），再加最近 5 行日志
+// 工具名里服务器那一段：不合法的字符换成 _（与 mcpToolName 相同的规则）
+const namePrefix = (server: string) => `mcp_${server}_`.replace(/[^A-Za-z0-9_-]/gu, '_');
+
+// /mcp 命令的输出：装不下时的提示；每台服务器的工具（改过名的注明原名）、每次请求的开销，再加最近 5 行日志。
+// 服务器名要清洗时（"Azure MCP Server"）在标题里写一次前缀，不把每个工具都算作改名
 export function mcpStatusText(manager: McpManager): string {
     if (manager.configError) return manager.configError;
     if (manager.servers.length === 0) return '（没有已连接的 MCP 服务器；请在 .geekagent/mcp.json 中声明后重启）';
-    const out: string[] = [];
+    const out = manager.budgetLines();
     for (const s of manager.servers) {
         const { exposed, skipped } = manager.toolsOf(s.name);
         if (s.status === 'connected') {
-            out.push(`${s.name}（${exposed.length} 个工具）`);
+            const prefix = namePrefix(s.name);
+            const cleaned = prefix === `mcp_${s.name}_` ? '' : `，名字前缀 ${prefix}`;
+            out.push(`${s.name}（${exposed.length} 个工具${cleaned}）`);
             for (const e of exposed) {
-                const renamed = e.tool.name !== `mcp_${s.name}_${e.original}`;
+                const renamed = e.tool.name !== prefix + e.original;
                 out.push(`  ${e.tool.name}${renamed ? ` ← ${e.original}` : ''}`);
             }
             for (const k of skipped) out.push(`  （已跳过 ${k}：名字冲突）`);
+            const left = manager.leftOut().find((l) => l.server === s.name);
+            if (left) out.push(`  （另有 ${left.count} 个超出 ${MAX_TOOLS} 个的上限，没有交给模型）`);
+            out.push(`  ${costText(toolChars(exposed.map((e) => e.tool)))}`);
         } else if (s.status === 'connecting') {
             out.push(`${s.name}（连接中…）`);
         } else {

@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import { isObject, type Json } from './jsonrpc.js';
 import { cut, type McpClient, type McpToolInfo } from './mcp-client.js';
+import { sanitizeSchema } from './schema.js';
 import { truncateOutput, type Tool } from './tools.js';
 
 const RESULT_MAX_CHARS = 20_000;   // MCP 工具没有分页，上限比 read 的 2000 宽得多
@@ -16,7 +17,8 @@ export function mcpToolName(server: string, tool: string, taken: (name: string) 
     return taken(short) ? undefined : short;
 }
 
-// 复制一份再改，不动服务器的对象；根必须是带 properties 的 object，否则 OpenAI 拒绝整个请求
+// 复制一份再改，不动服务器的对象；根必须是带 properties 的 object，否则 OpenAI 拒绝整个请求。
+// 根以下整棵树交给 sanitizeSchema
 export function normalizeSchema(schema: unknown, note: (text: string) => void): Json {
     if (!isObject(schema)) return { type: 'object', properties: {} };
     const { $schema: _ignored, ...out } = schema;
@@ -36,7 +38,7 @@ export function normalizeSchema(schema: unknown, note: (text: string) => void): 
         : [];
     if (required.length > 0) out.required = required;
     else delete out.required;
-    return out;
+    return sanitizeSchema(out);
 }
 
 function base64Bytes(data: unknown): number {
@@ -103,12 +105,15 @@ export interface McpToolSet {
     skipped: string[];       // 改名后仍然冲突、只好跳过的原名
 }
 
-// 按服务器内的列表顺序命名，所以结果是确定的。taken：已被占用的名字（内置工具、技能工具、其他服务器）
-export function buildMcpTools(client: McpClient, deps: McpToolDeps, taken: (name: string) => boolean): McpToolSet {
+// 按服务器内的列表顺序命名，所以结果是确定的。taken：已被占用的名字（内置工具、技能工具、其他服务器）；
+// wanted：按原名挑选（mcp.json 的 includeTools / excludeTools），没选中的不命名、不出现在任何地方
+export function buildMcpTools(
+    client: McpClient, deps: McpToolDeps, taken: (name: string) => boolean, wanted: (tool: string) => boolean,
+): McpToolSet {
     const set: McpToolSet = { exposed: [], skipped: [] };
     if (client.status !== 'connected') return set;
     const mine = new Set<string>();
-    for (const info of client.tools) {
+    for (const info of client.tools.filter((t) => wanted(t.name))) {
         const name = mcpToolName(client.name, info.name, (n) => mine.has(n) || taken(n));
         if (!name) {
             set.skipped.push(info.name);

@@ -108,6 +108,10 @@ describe('假服务：请求校验', () => {
         ['parameters 根类型不是 object', chat([user()], { tools: [tool('read', { type: 'array' })] }), {}, 'got \'type: "array"\''],
         ['parameters 缺 type', chat([user()], { tools: [tool('read', { properties: {} })] }), {}, 'got \'type: "None"\''],
         ['超过 128 个工具', chat([user()], { tools: Array.from({ length: 129 }, (_, i) => tool(`t${i}`)) }), {}, 'maximum length 128'],
+        ['嵌套的 propertyNames', chat([user()], { tools: [tool('drop', { type: 'object', properties: { data: { type: 'object', propertyNames: { type: 'string' } } } })] }), {},
+            "Invalid schema for function 'drop': In context=('properties', 'data'), 'propertyNames' is not permitted."],
+        ['anyOf 里没有 items 的数组', chat([user()], { tools: [tool('list', { type: 'object', properties: { ids: { anyOf: [{ type: ['array', 'null'] }] } } })] }), {},
+            "Invalid schema for function 'list': In context=('properties', 'ids', 'anyOf', '0'), array schema missing items."],
         ['stream_options 没有 stream', chat([user()], { stream_options: { include_usage: true } }), {}, "The 'stream_options' parameter is only allowed when 'stream' is enabled."],
         ['stream_options 配 stream:false', chat([user()], { stream: false, stream_options: { include_usage: true } }), {}, "only allowed when 'stream' is enabled"],
         ['tool_choice 没有 tools', chat([user()], { tool_choice: 'auto' }), {}, "'tool_choice' is only allowed when 'tools' are specified"],
@@ -165,6 +169,13 @@ describe('假服务：接受合法请求', () => {
         })],
         ['tool_choice auto、assistant 空字符串内容', chat([user(), { role: 'assistant', content: '' }, user()], { tools: [tool('a-b_c')], tool_choice: 'auto' })],
         ['tool_calls: null 视同没有', chat([user(), { role: 'assistant', content: 'x', tool_calls: null }, user()])],
+        // 名叫 propertyNames 的属性、default 里的数据都不是关键字；$ref / $defs 照常接受
+        ['属性名和数据里的 propertyNames、$ref 与 $defs', chat([user()], { tools: [tool('ok', {
+            type: 'object',
+            properties: { propertyNames: { type: 'string', default: { propertyNames: 1 } }, list: { type: 'array', items: { $ref: '#/$defs/item' } } },
+            $defs: { item: { type: 'object', properties: {} } },
+        })] })],
+        ['正好 128 个工具', chat([user()], { tools: Array.from({ length: 128 }, (_, i) => tool(`t${i}`)) })],
     ];
 
     for (const [name, body] of valid) {

@@ -201,6 +201,8 @@ function checkTools(body: Json): string | null {
                 const got = isObj(params) ? String(params.type ?? 'None') : typeName(params);
                 return `Invalid schema for function '${name}': schema must be a JSON Schema of 'type: "object"', got 'type: "${got}"'.`;
             }
+            const deep = schemaProblem(params, name, []);
+            if (deep) return deep;
         }
     }
     for (const key of ['tool_choice', 'parallel_tool_calls']) {
@@ -215,6 +217,31 @@ function checkTools(body: Json): string | null {
     }
     if (!names.has(choice.function.name)) {
         return `Invalid value for 'tool_choice': tool choice '${choice.function.name}' not found in 'tools' parameter.`;
+    }
+    return null;
+}
+
+// 参数模式里真实 API 拒绝的写法（不开 strict 也拒绝）：任何一层的 propertyNames、没有 items 的数组。
+// 只沿着子模式往下走：properties 的键是属性名，default、enum 之类是数据，都不当关键字检查
+const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'definitions'];
+const SCHEMA_LISTS = ['anyOf', 'oneOf', 'allOf', 'prefixItems'];
+const SCHEMA_ONE = ['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains'];
+
+function schemaProblem(schema: unknown, fn: string, context: string[]): string | null {
+    if (!isObj(schema)) return null;
+    const where = `Invalid schema for function '${fn}': In context=(${context.map((c) => `'${c}'`).join(', ')}), `;
+    if ('propertyNames' in schema) return `${where}'propertyNames' is not permitted.`;
+    const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+    if (types.includes('array') && schema.items === undefined) return `${where}array schema missing items.`;
+    for (const [key, value] of Object.entries(schema)) {
+        let subs: [string[], unknown][] = [];
+        if (SCHEMA_MAPS.includes(key) && isObj(value)) subs = Object.entries(value).map(([k, v]) => [[key, k], v]);
+        else if ((SCHEMA_LISTS.includes(key) || SCHEMA_ONE.includes(key)) && Array.isArray(value)) subs = value.map((v, i) => [[key, String(i)], v]);
+        else if (SCHEMA_ONE.includes(key)) subs = [[[key], value]];
+        for (const [path, sub] of subs) {
+            const problem = schemaProblem(sub, fn, [...context, ...path]);
+            if (problem) return problem;
+        }
     }
     return null;
 }

@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { MAX_TOOLS } from '../../day15/mcp-budget.js';
 import { loadMcpConfig } from '../../day15/mcp-config.js';
 import { McpManager, mcpStatusText } from '../../day15/mcp-setup.js';
 import { callMcpTool } from '../../day15/mcp-tools.js';
@@ -86,7 +87,7 @@ async function main(): Promise<number> {
         await manager.connectAll();
         console.log(`连接三个服务器用时 ${Date.now() - t1} ms`);
         try {
-            const tools = manager.buildTools({ authorize: async () => true, redact: (t) => t, ensureToolPolicy: () => {} }, () => false);
+            const tools = manager.buildTools({ authorize: async () => true, redact: (t) => t, ensureToolPolicy: () => {} }, () => false, MAX_TOOLS);
             for (const s of manager.servers) {
                 check(s.status === 'connected', `${s.name} 已连接`, s.status === 'connected'
                     ? `${s.tools.length} 个工具（${String(s.serverInfo.name)} ${String(s.serverInfo.version)}）` : s.error);

@@ -71,7 +71,8 @@ describe('故障服务器', () => {
         writeFileSync(file, JSON.stringify(config));
         manager = new McpManager(loadMcpConfig(file));
         await manager.connectAll();
-        tools = manager.buildTools({ authorize: async () => true, redact: (t) => t, ensureToolPolicy: () => {} }, (n) => n === 'read');
+        // 不设名额：odd-names 一台就有 156 个工具，这里要看全部；128 个的上限由 test/stages/mcp-scale.test.ts 经真实入口检查
+        tools = manager.buildTools({ authorize: async () => true, redact: (t) => t, ensureToolPolicy: () => {} }, (n) => n === 'read', Infinity);
     });
     after(() => manager.stopAll());
 
@@ -80,9 +81,8 @@ describe('故障服务器', () => {
         assert.equal(status('missing').error, '找不到命令：no-such-binary');
         assert.equal(status('unset').error, '环境变量 SURELY_UNSET_VAR 未设置');
         assert.equal(status('badcwd').error, `找不到工作目录：${join(dir, 'no-such-dir')}`);
-        const lines = mcpStartupMessages(manager, tools.length);
+        const lines = mcpStartupMessages(manager);
         assert.ok(lines.includes('MCP 服务器 missing 启动失败：找不到命令：no-such-binary'));
-        assert.ok(lines.some((l) => /超过 OpenAI 单次请求的 128 个上限/.test(l)));
     });
 
     it('crash-on-start：退出码 1，stderr 尾巴可见', () => {
@@ -220,6 +220,20 @@ describe('故障服务器', () => {
         assert.equal(status('changed').status, 'connected');
         assert.equal(status('changed').tools.length, 1);
         assert.match(logText('changed'), /工具列表已变化/);
+    });
+
+    it('名额：只剩 127 个时按配置顺序装满，odd-names 装不下的部分点名提示（放在最后：它重建了工具表）', () => {
+        const fitted = manager.buildTools({ authorize: async () => true, redact: (t) => t, ensureToolPolicy: () => {} }, (n) => n === 'read', 127);
+        assert.equal(fitted.length, 127);
+        assert.deepEqual(fitted.slice(0, 2).map((t) => t.name), ['mcp_demo_word_count', 'mcp_demo_dice']);
+        const left = manager.leftOut();
+        assert.deepEqual(left.map((l) => l.server), ['names', 'schemas', 'zoo', 'pages', 'loop', 'flood', 'changed']);
+        const names = left[0];
+        assert.equal(names.total, 156);
+        assert.equal(manager.toolsOf('names').exposed.length, 156 - names.count);
+        const notice = mcpStartupMessages(manager).at(-1)!;
+        assert.match(notice, /^工具超过一次请求 128 个的上限（内置 1 个，.*names 的 \d+ 个（共 156 个）、schemas 的全部 7 个.*includeTools.*excludeTools/);
+        assert.match(mcpStatusText(manager), /names（\d+ 个工具）\n(?: {2}.*\n)* {2}（另有 \d+ 个超出 128 个的上限，没有交给模型）\n/);
     });
 
     it('演示服务器一直正常；全部停止后不留进程（顽固的要 SIGKILL）', async () => {

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { MAX_TOOLS } from '../../day15/mcp-budget.js';
 import { loadMcpConfig, type McpEntry, type McpServerConfig } from '../../day15/mcp-config.js';
 import { forceKillAll } from '../../day15/mcp-process.js';
 import { McpManager, mcpPanelText, mcpStatusText, mcpStartupMessages } from '../../day15/mcp-setup.js';
@@ -112,7 +113,7 @@ describe('客户端连接演示服务器', () => {
         manager = new McpManager([{ name: 'demo', config: cfg([DEMO]) }], (s, l) => logs.push(`[mcp:${s}] ${l}`));
         assert.equal(mcpPanelText(manager), '连接中…');
         await manager.connectAll();
-        tools = manager.buildTools(deps, isTaken);
+        tools = manager.buildTools(deps, isTaken, MAX_TOOLS);
     });
     after(() => manager.stopAll());
 
@@ -125,9 +126,9 @@ describe('客户端连接演示服务器', () => {
         assert.match(tools[0].description, /^\[MCP:demo\] 统计/);
         assert.deepEqual(policies, ['mcp_demo_word_count', 'mcp_demo_dice']);
         assert.equal(mcpPanelText(manager), 'demo(2)');
-        assert.match(mcpStatusText(manager), /^demo（2 个工具）\n {2}mcp_demo_word_count\n {2}mcp_demo_dice\n {4}geekagent-demo started/);
+        assert.match(mcpStatusText(manager), /^demo（2 个工具）\n {2}mcp_demo_word_count\n {2}mcp_demo_dice\n {2}每次请求约 [\d,]+ 字符（≈[\d,]+ token）\n {4}geekagent-demo started/);
         assert.deepEqual(logs, ['[mcp:demo] geekagent-demo started']);
-        assert.deepEqual(mcpStartupMessages(manager, tools.length), []);
+        assert.deepEqual(mcpStartupMessages(manager), []);
     });
 
     it('确认提示、调用、拒绝', async () => {
@@ -159,7 +160,7 @@ describe('客户端连接演示服务器', () => {
         const after = leftovers('demo-server.mjs', MARK);
         assert.equal(after.length, 1);
         assert.notEqual(after[0], before[0], '重连后应是一个新进程');
-        const again = manager.buildTools(deps, isTaken, 'demo');
+        const again = manager.buildTools(deps, isTaken, MAX_TOOLS, 'demo');
         assert.equal(again.length, 2);
         assert.match(await callOn(manager, 'demo', 'dice', {}), /[1-6]/);
         const t0 = Date.now();

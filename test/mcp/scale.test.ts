@@ -1,0 +1,86 @@
+// 规模相关的纯函数：模式清理、按原名挑选工具、进度通知重新计时。经真实入口的检查在 test/stages/mcp-scale.test.ts
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { RequestTable } from '../../day15/jsonrpc.js';
+import { toolChoice } from '../../day15/mcp-budget.js';
+import { sanitizeSchema } from '../../day15/schema.js';
+
+describe('模式清理', () => {
+    it('任何一层的 propertyNames 都删掉；名叫 propertyNames 的属性和数据里的不动；不改原对象', () => {
+        const original = {
+            type: 'object',
+            properties: {
+                data: { type: 'object', propertyNames: { type: 'string' }, additionalProperties: { type: 'string' } },
+                propertyNames: { type: 'string', default: { propertyNames: 1 }, enum: [{ propertyNames: 2 }] },
+                deep: { anyOf: [{ type: 'object', patternProperties: { '^x': { type: 'object', propertyNames: { pattern: '^a' } } } }, { type: 'null' }] },
+            },
+        };
+        const copy = structuredClone(original);
+        assert.deepEqual(sanitizeSchema(original), {
+            type: 'object',
+            properties: {
+                data: { type: 'object', additionalProperties: { type: 'string' } },
+                propertyNames: { type: 'string', default: { propertyNames: 1 }, enum: [{ propertyNames: 2 }] },
+                deep: { anyOf: [{ type: 'object', patternProperties: { '^x': { type: 'object' } } }, { type: 'null' }] },
+            },
+        });
+        assert.deepEqual(original, copy);
+    });
+
+    it('没有 items 的数组补上 items: {}；已有的 items、$ref、$defs 保持原样', () => {
+        const schema = {
+            type: 'object',
+            properties: {
+                a: { type: 'array' },
+                b: { type: ['array', 'null'] },
+                c: { type: 'array', items: { $ref: '#/$defs/item' } },
+                d: { type: 'array', items: [{ type: 'string' }, { type: 'array' }] },
+            },
+            $defs: { item: { type: 'object', properties: { tags: { type: 'array' } } } },
+        };
+        assert.deepEqual(sanitizeSchema(schema), {
+            type: 'object',
+            properties: {
+                a: { type: 'array', items: {} },
+                b: { type: ['array', 'null'], items: {} },
+                c: { type: 'array', items: { $ref: '#/$defs/item' } },
+                d: { type: 'array', items: [{ type: 'string' }, { type: 'array', items: {} }] },
+            },
+            $defs: { item: { type: 'object', properties: { tags: { type: 'array', items: {} } } } },
+        });
+    });
+});
+
+describe('includeTools / excludeTools', () => {
+    it('按原名；都不写时全要；都写时先 include 再 exclude', () => {
+        const pick = (config: object) => ['a', 'b', 'c'].filter(toolChoice({ command: 'x', args: [], env: {}, timeout: 1, ...config }));
+        assert.deepEqual(pick({}), ['a', 'b', 'c']);
+        assert.deepEqual(pick({ includeTools: ['c', 'a', 'zzz'] }), ['a', 'c']);
+        assert.deepEqual(pick({ excludeTools: ['b'] }), ['a', 'c']);
+        assert.deepEqual(pick({ includeTools: ['a', 'b'], excludeTools: ['b'] }), ['a']);
+        assert.deepEqual(pick({ includeTools: [] }), []);
+        assert.deepEqual(['a'].filter(toolChoice(undefined)), ['a']);
+    });
+});
+
+describe('进度通知', () => {
+    it('tools/call 带上进度令牌（请求 id）；每次进度重新计时，沉默超过上限才超时；别的方法不带令牌', async () => {
+        const sent: any[] = [];
+        const table = new RequestTable((m) => sent.push(m));
+        const started = Date.now();
+        const call = table.request('tools/call', { name: 'x', arguments: {} }, 150);
+        assert.deepEqual(sent[0].params, { name: 'x', arguments: {}, _meta: { progressToken: 1 } });
+        table.request('ping', {}, 1000).catch(() => {});
+        assert.deepEqual(sent[1].params, {});
+        // 每 100 ms 报一次进度、报 4 次：总共 400 ms 多，远超 150 ms 的上限，但从没沉默超过 150 ms
+        for (let i = 0; i < 4; i++) {
+            await new Promise((r) => setTimeout(r, 100));
+            table.progress(1);
+            table.progress('1');   // 字符串令牌不是我们发的，忽略
+            table.progress(99);    // 不认识的令牌忽略
+        }
+        await assert.rejects(call, /请求 tools\/call 超时（0.15 秒内没有响应）/);
+        assert.ok(Date.now() - started >= 500, `${Date.now() - started} ms 就超时了`);
+        table.rejectAll(new Error('done'));
+    });
+});
