@@ -97,6 +97,7 @@ ui.print('system', `技能：${listSkills().map((k) => k.name).join('、') || '�
 for (const message of skillErrors) ui.print('error', message);
 
 async function turn(text: string): Promise<void> {
+    await mcpReady;   // 第一次请求前最多等几秒还在连接的 MCP 服务器，之后就是一个已完成的 Promise
     recall = recallMemory(text);   // Day 13：先召回，再压缩、再请求
     const controller = new AbortController();
     let finish = () => {};
@@ -150,8 +151,12 @@ async function exit(): Promise<never> {
     process.exit(0);
 }
 
-// 所有 MCP 服务器并发连接；这期间输入照常排队，连完才开始处理
-for (const line of await startMcp(mcp)) ui.print('error', line);
+// MCP 服务器在后台并发连接，命令照常立即回答；面板显示「连接中…」，连完再刷新
+const mcpReady = startMcp(mcp, (lines) => {
+    if (exiting) return;   // 退出时停掉的服务器不算启动失败
+    for (const line of lines) ui.print('error', line);
+    ui.refresh();
+});
 ui.refresh();
 
 for (;;) {

@@ -109,19 +109,26 @@ export class RequestTable {
 
     constructor(private readonly send: (msg: Json) => void) {}
 
-    request(method: string, params: Json, timeoutMs: number): Promise<unknown> {
+    // signal：用户取消这一轮时不再等，并告诉服务器别做了（和超时一样发 notifications/cancelled）
+    request(method: string, params: Json, timeoutMs: number, signal?: AbortSignal): Promise<unknown> {
         const id = this.nextId++;
         return new Promise((resolve, reject) => {
-            const timer = setTimeout(() => {
-                this.pending.delete(id);
-                reject(new Error(`请求 ${method} 超时（${timeoutMs / 1000} 秒内没有响应）`));
+            const giveUp = (error: Error, reason: string) => {
+                if (!this.pending.delete(id)) return;
+                clearTimeout(timer);
+                signal?.removeEventListener('abort', onAbort);
+                reject(error);
                 // initialize 绝不能取消（协议如此规定）；握手超时后整个服务器会被停掉
                 if (method !== 'initialize') {
-                    this.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'timeout' } });
+                    this.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } });
                 }
-            }, timeoutMs);
+            };
+            const timer = setTimeout(() => giveUp(new Error(`请求 ${method} 超时（${timeoutMs / 1000} 秒内没有响应）`), 'timeout'), timeoutMs);
+            const onAbort = () => giveUp(new Error(`请求 ${method} 已取消`), 'cancelled by user');
             this.pending.set(id, { resolve, reject, timer });
             this.send({ jsonrpc: '2.0', id, method, params });
+            if (signal?.aborted) onAbort();
+            else signal?.addEventListener('abort', onAbort, { once: true });
         });
     }
 

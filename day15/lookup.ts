@@ -2,7 +2,7 @@
 import { authorize, permissionRoot, safePath } from './permissions.js';
 import { searchFiles } from './search.js';
 import { registerTool } from './tools.js';
-import { checkUrl, fetchText, formatFetchResult } from './web.js';
+import { checkUrl, fetchText, FETCH_TIMEOUT_MS, formatFetchResult } from './web.js';
 
 export function registerLookupTools(): void {
     registerTool({
@@ -35,12 +35,12 @@ export function registerLookupTools(): void {
             additionalProperties: false,
         },
         authorizes: true,
-        async run(args) {
+        async run(args, signal) {
             const url = typeof args.url === 'string' ? args.url.trim() : '';
             const bad = checkUrl(url);   // 先检查再询问：明显不合法的地址不必打扰用户
             if (bad) return bad;
             if (!(await authorize('fetch', `\n即将抓取：\n${url}\n确认抓取？`))) return '已取消抓取';
-            return formatFetchResult(await fetchText(url));
+            return formatFetchResult(await fetchText(url, FETCH_TIMEOUT_MS, signal));
         },
     });
 }

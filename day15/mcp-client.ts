@@ -101,11 +101,11 @@ export class McpClient {
         }
     }
 
-    async callTool(tool: string, args: Json): Promise<unknown> {
+    async callTool(tool: string, args: Json, signal?: AbortSignal): Promise<unknown> {
         if (this.status !== 'connected' || !this.config) {
             throw new Error(`MCP 服务器 ${this.name} 未在运行：${this.error || '正在连接'}`);
         }
-        return this.request('tools/call', { name: tool, arguments: args }, this.config.timeout);
+        return this.request('tools/call', { name: tool, arguments: args }, this.config.timeout, signal);
     }
 
     async stop(): Promise<void> {
@@ -161,9 +161,9 @@ export class McpClient {
         forgetIfGone(child);
     }
 
-    private request(method: string, params: Json, timeoutMs: number): Promise<unknown> {
+    private request(method: string, params: Json, timeoutMs: number, signal?: AbortSignal): Promise<unknown> {
         if (this.dead || !this.table) return Promise.reject(new Error(`MCP 服务器 ${this.name} 未在运行：${this.dead}`));
-        return this.table.request(method, params, timeoutMs);
+        return this.table.request(method, params, timeoutMs, signal);
     }
 
     // 只写 JSON.stringify 的结果加换行：它不会产生裸换行，所以一条消息永远只占一行

@@ -1,5 +1,6 @@
 // Day 15：把 MCP 客户端接进 Agent：读配置、并发连接、把工具注册进注册表、重连、退出时关闭，
 // 以及 /mcp 命令和面板上的文字。
+import { setTimeout as delay } from 'node:timers/promises';
 import { McpClient } from './mcp-client.js';
 import { loadMcpConfig, type McpEntry } from './mcp-config.js';
 import { buildMcpTools, type McpToolDeps, type McpToolSet } from './mcp-tools.js';
@@ -9,6 +10,7 @@ import { listTools, registerTool, unregisterTool, type Tool } from './tools.js';
 
 export const MCP_FILE = '.geekagent/mcp.json';
 const TOOL_WARN_COUNT = 128;             // OpenAI 单次请求最多 128 个工具
+const FIRST_REQUEST_WAIT_MS = 3000;       // 第一次请求模型前最多等还在连接的服务器这么久
 const NO_TOOLS: McpToolSet = { exposed: [], skipped: [] };
 
 export class McpManager {
@@ -20,9 +22,13 @@ export class McpManager {
         this.servers = entries.map((e) => new McpClient(e, onLog));
     }
 
-    // 所有服务器同时连接：三个各要 1 秒握手的服务器，总共也只等 1 秒左右
-    async connectAll(): Promise<void> {
-        await Promise.all(this.servers.map((s) => s.connect()));
+    // 所有服务器同时连接：三个各要 1 秒握手的服务器，总共也只等 1 秒左右。
+    // onDone：每台连完（成功或失败）马上调用，先连上的不必等最慢的那台
+    async connectAll(onDone?: (server: McpClient) => void): Promise<void> {
+        await Promise.all(this.servers.map(async (s) => {
+            await s.connect();
+            onDone?.(s);
+        }));
     }
 
     async stopAll(): Promise<void> {
@@ -74,12 +80,20 @@ export function createMcp(onLog?: (server: string, line: string) => void): McpMa
     return new McpManager(loadMcpConfig(MCP_FILE), onLog);
 }
 
-/** 所有服务器同时连接，全部结束后按配置顺序注册工具；返回启动时要提示的行（失败的服务器等）。 */
-export async function startMcp(manager: McpManager): Promise<string[]> {
-    await manager.connectAll();
-    const tools = manager.buildTools(deps, isRegistered);
-    for (const tool of tools) registerTool(tool);
-    return mcpStartupMessages(manager, tools.length);
+/**
+ * 所有服务器在后台同时连接，不挡住输入：哪台连上就注册哪台的工具（所以工具顺序是连上的先后）。
+ * 全部结束后把要提示的行（失败的服务器等）交给 report。
+ * 返回的 Promise 给第一次请求模型用：全部连完，或最多等 FIRST_REQUEST_WAIT_MS，以先到者为准；
+ * 还没连上的服务器之后再加入，握手本身的时限不变（npx 冷启动要下载包）。
+ */
+export function startMcp(manager: McpManager, report: (lines: string[]) => void): Promise<void> {
+    let total = 0;
+    const all = manager.connectAll((server) => {
+        const tools = manager.buildTools(deps, isRegistered, server.name);
+        for (const tool of tools) registerTool(tool);
+        total += tools.length;
+    }).then(() => report(mcpStartupMessages(manager, total)));
+    return Promise.race([all, delay(FIRST_REQUEST_WAIT_MS)]);
 }
 
 /** /mcp reconnect NAME：停掉、注销旧工具、重新连接、注册新的工具列表。 */

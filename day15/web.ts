@@ -37,13 +37,16 @@ export function checkUrl(raw: string): string | null {
     return null;
 }
 
-/** 抓取 URL 并转成文字。从不抛错：所有失败都变成 {ok: false, message}。 */
-export async function fetchText(raw: string, timeoutMs = FETCH_TIMEOUT_MS): Promise<FetchResult> {
+/**
+ * 抓取 URL 并转成文字。从不抛错：所有失败都变成 {ok: false, message}。
+ * signal：这一轮被取消（Esc / Ctrl+C）时立刻断开连接，不在后台继续下载。
+ */
+export async function fetchText(raw: string, timeoutMs = FETCH_TIMEOUT_MS, signal?: AbortSignal): Promise<FetchResult> {
     const bad = checkUrl(raw);
     if (bad) return { ok: false, kind: 'input', message: bad };
     const timeout = AbortSignal.timeout(timeoutMs);
     try {
-        const res = await fetch(raw, { signal: timeout, redirect: 'follow' });
+        const res = await fetch(raw, { signal: signal ? AbortSignal.any([timeout, signal]) : timeout, redirect: 'follow' });
         if (!res.ok) {
             await res.body?.cancel().catch(() => {});    // 不读正文也要释放连接
             return { ok: false, kind: 'http', message: `抓取失败：HTTP ${res.status}`, status: res.status, statusText: res.statusText };
@@ -63,6 +66,7 @@ export async function fetchText(raw: string, timeoutMs = FETCH_TIMEOUT_MS): Prom
             text,
         };
     } catch (e) {
+        if (signal?.aborted) return { ok: false, kind: 'network', message: '抓取已取消' };
         if (timeout.aborted) {
             return { ok: false, kind: 'timeout', message: `抓取超时（${timeoutMs / 1000}s），请稍后再试` };
         }
