@@ -203,8 +203,9 @@ for (const stage of stagesFrom('day01')) {
     describe(`${stage}: 读输出的一方先关掉管道`, () => {
         test('安静退出：退出码 0，没有 EPIPE 堆栈', async () => {
             const r = await runStage(stage, {
-                input: ['/help', '/help', '/help', '/help', '/help'],
-                inputDelayMs: 100,
+                // 行之间隔得够久：读端关掉之后一定还有输出要写（启动慢时前几行的输出可能一口气写完）
+                input: Array(8).fill('/help'),
+                inputDelayMs: 400,
                 timeoutMs: 20_000,
                 // 读到横幅就关掉读端，像 `… | head -1`
                 onSpawn: (child) => child.stdout!.once('data', () => child.stdout!.destroy()),
