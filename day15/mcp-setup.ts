@@ -16,6 +16,7 @@ const NO_TOOLS: McpToolSet = { exposed: [], skipped: [] };
 export class McpManager {
     readonly servers: McpClient[];
     private readonly toolSets = new Map<string, McpToolSet>();   // 每台服务器最近一次交给模型的工具
+    startup: Promise<void> = Promise.resolve();                   // 启动时那一次并发连接（连同注册工具）
 
     // onLog：纯文本前端用它把 stderr 暗色回显成 [mcp:NAME] line
     constructor(entries: McpEntry[], onLog?: (server: string, line: string) => void) {
@@ -25,10 +26,11 @@ export class McpManager {
     // 所有服务器同时连接：三个各要 1 秒握手的服务器，总共也只等 1 秒左右。
     // onDone：每台连完（成功或失败）马上调用，先连上的不必等最慢的那台
     async connectAll(onDone?: (server: McpClient) => void): Promise<void> {
-        await Promise.all(this.servers.map(async (s) => {
+        this.startup = Promise.all(this.servers.map(async (s) => {
             await s.connect();
             onDone?.(s);
-        }));
+        })).then(() => {});
+        await this.startup;
     }
 
     async stopAll(): Promise<void> {
@@ -98,6 +100,8 @@ export function startMcp(manager: McpManager, report: (lines: string[]) => void)
 
 /** /mcp reconnect NAME：停掉、注销旧工具、重新连接、注册新的工具列表。 */
 export async function reconnectMcp(manager: McpManager, name: string): Promise<string> {
+    // 启动时的连接还没结束就重连，两次连接会抢同一个客户端、重复注册工具：先等它结束
+    await manager.startup;
     for (const e of manager.toolsOf(name).exposed) unregisterTool(e.tool.name);
     const client = await manager.reconnect(name);
     for (const tool of manager.buildTools(deps, isRegistered, name)) registerTool(tool);
