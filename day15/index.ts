@@ -97,7 +97,6 @@ ui.print('system', `技能：${listSkills().map((k) => k.name).join('、') || '�
 for (const message of skillErrors) ui.print('error', message);
 
 async function turn(text: string): Promise<void> {
-    await mcpReady;   // 第一次请求前最多等几秒还在连接的 MCP 服务器，之后就是一个已完成的 Promise
     recall = recallMemory(text);   // Day 13：先召回，再压缩、再请求
     const controller = new AbortController();
     let finish = () => {};
@@ -105,6 +104,8 @@ async function turn(text: string): Promise<void> {
     usage.newTurn();
     ui.setBusy(true);
     try {
+        // 第一次请求前最多等几秒还在连接的 MCP 服务器（之后是已完成的 Promise）；放在这里，等待时按 Ctrl+C 是取消这一轮
+        await mcpReady;
         for await (const piece of chat.streamReply(text, controller.signal)) {
             if (piece.type === 'text' || piece.type === 'reasoning') usage.streaming(piece.text);
             else usage.live = 0;
