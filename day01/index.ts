@@ -22,6 +22,7 @@ rl.on('close', () => queue.push(EOF));
 // Ctrl+C：回复进行中 → 取消这一轮；空闲时 → 退出。管道输入时收到 SIGINT 直接走退出流程。
 rl.on('SIGINT', () => (running ? running.abort() : queue.push(EOF)));
 process.on('SIGINT', () => exit());
+process.stdout.on('error', () => exit());   // 读输出的一方先关了管道（… | head）：安静退出，不打印堆栈
 
 const HELP = [
     '/help   显示帮助',

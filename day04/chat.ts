@@ -50,7 +50,7 @@ export class Chat {
             }
             this.history.push(assistantWithCalls(result, calls));
             for (const call of calls) {
-                const output = await untilAborted(execTool(call.name, call.arguments), signal);
+                const output = await untilAborted(execTool(call.name, call.arguments, signal), signal);
                 this.history.push({ role: 'tool', tool_call_id: call.id, content: output });
                 yield { type: 'progress', text: `调用工具 ${call.name} → ${shorten(output)}` };
             }
@@ -69,8 +69,8 @@ export class Chat {
 }
 
 /**
- * 等工具结束，但这一轮被取消时立刻不再等：这一轮马上回滚，工具在后台自己结束
- * （慢网页最多 15 秒；shell 命令的进程组在 Agent 退出时被杀掉）。
+ * 等工具结束，但这一轮被取消时立刻不再等：这一轮马上回滚。工具也收到同一个信号自己停下
+ * （shell 杀掉进程组、抓网页断开连接、MCP 调用发出取消通知）；不看信号的工具在后台自己结束。
  */
 function untilAborted<T>(work: Promise<T>, signal?: AbortSignal): Promise<T> {
     if (!signal) return work;

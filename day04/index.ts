@@ -31,7 +31,9 @@ rl.on('SIGINT', () => {
     running.abort();
     if (confirming) queue.push('');   // 正在等 [y/N]：替用户答「否」，免得它吞掉下一行输入
 });
-process.on('SIGINT', () => exit());
+// SIGTERM、SIGHUP 也走退出流程：shell 命令留下的进程组在 exit 事件里才会被杀掉
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void exit());
+process.stdout.on('error', () => exit());   // 读输出的一方先关了管道（… | head）：安静退出，不打印堆栈
 
 const HELP = [
     '/help   显示帮助',

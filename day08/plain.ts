@@ -16,6 +16,15 @@ export function createPlain(queue: InputQueue, hooks: { onCancel(): boolean; onE
         if (!hooks.onCancel()) return hooks.onExit();
         if (confirming) queue.push('');   // 正在等 [y/N]：替用户答「否」，免得它吞掉下一行输入
     });
+    // 读输出的一方先关了管道（… | head）：取消这一轮、结束输入，由入口走正常的退出流程（先保存）。
+    // 之后的写入还会再出错，只处理第一次
+    let closed = false;
+    process.stdout.on('error', () => {
+        if (closed) return;
+        closed = true;
+        hooks.onCancel();
+        queue.push(EOF);
+    });
     let last = '';
     let confirming = false;
 

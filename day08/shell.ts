@@ -24,43 +24,56 @@ export function registerShellTools(): void {
             additionalProperties: false,
         },
         authorizes: true,
-        async run(args) {
+        async run(args, signal) {
             const command = stringArg(args, 'command');
             if (!(await authorize('run_shell', `即将执行命令：${command}`))) return '已取消执行';
-            return truncateOutput(await runShell(command));
+            return truncateOutput(await runShell(command, SHELL_TIMEOUT_MS, signal));
         },
     });
 }
 
-// 还在运行的命令的进程组：Agent 退出时（包括取消一轮后马上退出）一并杀掉，不留孤儿进程
-const running = new Set<number>();
+// 命令的进程组：Agent 退出时（任何退出路径都经过 exit 事件）一并杀掉，不留孤儿进程。
+// sh 结束后组里可能还留着后台任务（nohup sleep 1000 &），所以组空了才从这里删掉。
+// 限制：用 setsid 另起会话的进程已经离开这个组，杀不到
+const groups = new Set<number>();
 process.on('exit', () => {
-    for (const pid of running) {
-        try {
-            process.kill(-pid, 'SIGKILL');
-        } catch { /* 已经结束 */ }
-    }
+    for (const pid of groups) killGroup(pid);
 });
 
+function killGroup(pid: number): void {
+    try {
+        process.kill(-pid, 'SIGKILL');
+    } catch { /* 已经结束 */ }
+}
+
+function groupAlive(pid: number): boolean {
+    try {
+        process.kill(-pid, 0);
+        return true;
+    } catch {
+        return false;
+    }
+}
+
 /**
- * 用 sh -c 执行，子进程单独成组（detached），超时或输出过多时杀掉整组，
+ * 用 sh -c 执行，子进程单独成组（detached），超时、输出过多或这一轮被取消时杀掉整组，
  * 这样命令里再启动的子进程也不会残留。子进程的 stdin 不接 Agent 的输入。
  */
-export function runShell(command: string, timeoutMs = SHELL_TIMEOUT_MS): Promise<string> {
+export function runShell(command: string, timeoutMs = SHELL_TIMEOUT_MS, signal?: AbortSignal): Promise<string> {
     return new Promise((resolve) => {
         const child = spawn('/bin/sh', ['-c', command], { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-        running.add(child.pid!);
+        if (child.pid) groups.add(child.pid);
         const out: Buffer[] = [];
         const errOut: Buffer[] = [];
         let bytes = 0;
         let failure = '';
         const kill = (why: string) => {
             if (!failure) failure = why;
-            try {
-                process.kill(-child.pid!, 'SIGKILL');
-            } catch { /* 进程组已经没了 */ }
+            if (child.pid) killGroup(child.pid);
         };
         const timer = setTimeout(() => kill(`超时：超过 ${timeoutMs / 1000} 秒`), timeoutMs);
+        const onAbort = () => kill('已取消');
+        signal?.addEventListener('abort', onAbort, { once: true });
         const collect = (into: Buffer[]) => (chunk: Buffer) => {
             // 超限的那一块也留下放得下的部分：一次读到的块可能比上限还大，整块丢掉就什么输出都看不到了
             into.push(chunk.subarray(0, Math.max(0, SHELL_MAX_BYTES - bytes)));
@@ -72,10 +85,11 @@ export function runShell(command: string, timeoutMs = SHELL_TIMEOUT_MS): Promise
         child.on('error', (e) => {
             failure = e.message;
         });
-        child.on('close', (code, signal) => {
+        child.on('close', (code, killedBy) => {
             clearTimeout(timer);
-            running.delete(child.pid!);
-            if (!failure && code !== 0) failure = signal ? `被信号 ${signal} 终止` : `退出码 ${code}`;
+            signal?.removeEventListener('abort', onAbort);
+            if (child.pid && !groupAlive(child.pid)) groups.delete(child.pid);
+            if (!failure && code !== 0) failure = killedBy ? `被信号 ${killedBy} 终止` : `退出码 ${code}`;
             const text = [Buffer.concat(out).toString(), Buffer.concat(errOut).toString()]
                 .map((s) => s.trimEnd())
                 .filter(Boolean)

@@ -6,7 +6,8 @@ export interface Tool {
     name: string;
     description: string;
     parameters: Record<string, unknown>;   // JSON Schema，根为 {type:'object', properties:{…}}
-    run(args: Record<string, unknown>): string | Promise<string>;
+    // 本轮的取消信号：Esc / Ctrl+C 时慢的工具（shell、抓网页、MCP 调用）据此停下，而不是在后台继续
+    run(args: Record<string, unknown>, signal?: AbortSignal): string | Promise<string>;
     authorizes?: boolean;                  // Day 8：工具自己带着详细提示（命令、diff）调用 authorize
 }
 
@@ -47,7 +48,7 @@ export function toOpenAITools(): object[] {
 }
 
 /** 执行工具，永不抛异常：所有问题都变成模型读得懂的结果文本。 */
-export async function execTool(name: string, argsJson: string): Promise<string> {
+export async function execTool(name: string, argsJson: string, signal?: AbortSignal): Promise<string> {
     const tool = registry.get(name);
     if (!tool) return `未知工具：${name}`;
     let args: unknown;
@@ -64,7 +65,7 @@ export async function execTool(name: string, argsJson: string): Promise<string> 
     if (policyFor(name) === 'deny') return denied;
     if (!tool.authorizes && !(await authorize(name))) return denied;
     try {
-        return redact(await tool.run(args as Record<string, unknown>));
+        return redact(await tool.run(args as Record<string, unknown>, signal));
     } catch (e) {
         return redact(`工具执行失败：${(e as Error).message}`);
     }

@@ -104,6 +104,8 @@ async function turn(text: string): Promise<void> {
     usage.newTurn();
     ui.setBusy(true);
     try {
+        // 第一次请求前最多等几秒还在连接的 MCP 服务器（之后是已完成的 Promise）；放在这里，等待时按 Ctrl+C 是取消这一轮
+        await mcpReady;
         for await (const piece of chat.streamReply(text, controller.signal)) {
             if (piece.type === 'text' || piece.type === 'reasoning') usage.streaming(piece.text);
             else usage.live = 0;
@@ -170,8 +172,12 @@ for (const event of ['uncaughtException', 'unhandledRejection'] as const) {
     });
 }
 
-// 所有 MCP 服务器并发连接；这期间输入照常排队，连完才开始处理
-for (const line of await startMcp(mcp)) ui.print('error', line);
+// MCP 服务器在后台并发连接，命令照常立即回答；面板显示「连接中…」，连完再刷新
+const mcpReady = startMcp(mcp, (lines) => {
+    if (exiting) return;   // 退出时停掉的服务器不算启动失败
+    for (const line of lines) ui.print('error', line);
+    ui.refresh();
+});
 ui.refresh();
 
 for (;;) {

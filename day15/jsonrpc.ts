@@ -114,18 +114,23 @@ export class RequestTable {
     constructor(private readonly send: (msg: Json) => void) {}
 
     // timeoutMs 是「沉默」的上限：tools/call 带上进度令牌（就用请求 id），服务器每报一次进度就重新计时，
-    // 所以报进度的慢工具可以跑得比 timeoutMs 久，一声不吭的照样在 timeoutMs 后超时
-    request(method: string, params: Json, timeoutMs: number): Promise<unknown> {
+    // 所以报进度的慢工具可以跑得比 timeoutMs 久，一声不吭的照样在 timeoutMs 后超时。
+    // signal：用户取消这一轮时不再等，并告诉服务器别做了（和超时一样发 notifications/cancelled）
+    request(method: string, params: Json, timeoutMs: number, signal?: AbortSignal): Promise<unknown> {
         const id = this.nextId++;
         return new Promise((resolve, reject) => {
-            const expire = () => {
-                this.pending.delete(id);
-                reject(new RequestTimeout(`请求 ${method} 超时（${timeoutMs / 1000} 秒内没有响应）`));
+            const giveUp = (error: Error, reason: string) => {
+                if (!this.pending.delete(id)) return;
+                clearTimeout(entry.timer);
+                signal?.removeEventListener('abort', onAbort);
+                reject(error);
                 // initialize 绝不能取消（协议如此规定）；握手超时后整个服务器会被停掉
                 if (method !== 'initialize') {
-                    this.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'timeout' } });
+                    this.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } });
                 }
             };
+            const expire = () => giveUp(new RequestTimeout(`请求 ${method} 超时（${timeoutMs / 1000} 秒内没有响应）`), 'timeout');
+            const onAbort = () => giveUp(new Error(`请求 ${method} 已取消`), 'cancelled by user');
             const entry: Pending = {
                 resolve, reject, timer: setTimeout(expire, timeoutMs),
                 restart() {
@@ -136,6 +141,8 @@ export class RequestTable {
             this.pending.set(id, entry);
             const sent = method === 'tools/call' ? { ...params, _meta: { progressToken: id } } : params;
             this.send({ jsonrpc: '2.0', id, method, params: sent });
+            if (signal?.aborted) onAbort();
+            else signal?.addEventListener('abort', onAbort, { once: true });
         });
     }
 

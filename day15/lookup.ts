@@ -2,7 +2,7 @@
 import { authorize, permissionRoot, safePath } from './permissions.js';
 import { searchFiles } from './search.js';
 import { registerTool } from './tools.js';
-import { checkUrl, fetchText, formatFetchResult } from './web.js';
+import { checkUrl, fetchText, FETCH_TIMEOUT_MS, formatFetchResult } from './web.js';
 
 export function registerLookupTools(): void {
     registerTool({
@@ -35,12 +35,12 @@ export function registerLookupTools(): void {
             additionalProperties: false,
         },
         authorizes: true,
-        async run(args) {
+        async run(args, signal) {
             let url = typeof args.url === 'string' ? args.url.trim() : '';
             const bad = checkUrl(url);   // 先检查再询问：明显不合法的地址不必打扰用户
             if (bad) return bad;
             if (!(await authorize('fetch', `\n即将抓取：\n${url}\n确认抓取？`))) return '已取消抓取';
-            let result = await fetchText(url);
+            let result = await fetchText(url, FETCH_TIMEOUT_MS, signal);
             // 重定向到另一个站点：用户同意的只是原来那个站点，换了站点再问一次
             while (!result.ok && result.target) {
                 const target = result.target;
@@ -48,7 +48,7 @@ export function registerLookupTools(): void {
                     return `已取消抓取：${url} 重定向到 ${target}，没有跟过去`;
                 }
                 url = target;
-                result = await fetchText(url);
+                result = await fetchText(url, FETCH_TIMEOUT_MS, signal);
             }
             return formatFetchResult(result);
         },

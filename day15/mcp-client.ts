@@ -112,13 +112,13 @@ export class McpClient {
         }
     }
 
-    async callTool(tool: string, args: Json): Promise<unknown> {
+    async callTool(tool: string, args: Json, signal?: AbortSignal): Promise<unknown> {
         if (this.status !== 'connected' || !this.config) {
             throw new Error(`MCP 服务器 ${this.name} 未在运行：${this.error || '正在连接'}`);
         }
         const { timeout } = this.config;
         try {
-            return await this.request('tools/call', { name: tool, arguments: args }, timeout);
+            return await this.request('tools/call', { name: tool, arguments: args }, timeout, signal);
         } catch (e) {
             // 从别的客户端抄来的配置通常没有 timeout，得告诉读者在哪里调、现在是多少
             if (e instanceof RequestTimeout) {
@@ -181,9 +181,9 @@ export class McpClient {
         forgetIfGone(child);
     }
 
-    private request(method: string, params: Json, timeoutMs: number): Promise<unknown> {
+    private request(method: string, params: Json, timeoutMs: number, signal?: AbortSignal): Promise<unknown> {
         if (this.dead || !this.table) return Promise.reject(new Error(`MCP 服务器 ${this.name} 未在运行：${this.dead}`));
-        return this.table.request(method, params, timeoutMs);
+        return this.table.request(method, params, timeoutMs, signal);
     }
 
     // 只写 JSON.stringify 的结果加换行：它不会产生裸换行，所以一条消息永远只占一行

@@ -1,5 +1,6 @@
 // Day 15：把 MCP 客户端接进 Agent：读配置、并发连接、把工具注册进注册表、重连、退出时关闭，
 // 以及 /mcp 命令和面板上的文字。
+import { setTimeout as delay } from 'node:timers/promises';
 import { budgetNotice, costText, MAX_TOOLS, toolChars, toolChoice, type LeftOut } from './mcp-budget.js';
 import { McpClient } from './mcp-client.js';
 import { loadMcpConfig, type McpEntry } from './mcp-config.js';
@@ -9,6 +10,7 @@ import { redact } from './redact.js';
 import { listTools, registerTool, unregisterTool, type Tool } from './tools.js';
 
 export const MCP_FILE = '.geekagent/mcp.json';
+const FIRST_REQUEST_WAIT_MS = 3000;       // 第一次请求模型前最多等还在连接的服务器这么久
 const NO_TOOLS: McpToolSet = { exposed: [], skipped: [] };
 
 export class McpManager {
@@ -18,6 +20,7 @@ export class McpManager {
     private readonly overBudget = new Map<string, LeftOut>();     // 超出 128 个上限、没交给模型的
     private readonly choices: Map<string, (tool: string) => boolean>;
     private builtins = 0;                                          // 启动时注册表里已有的工具数，提示里要说
+    startup: Promise<void> = Promise.resolve();                   // 启动时那一次并发连接（连同注册工具）
 
     // onLog：纯文本前端用它把 stderr 暗色回显成 [mcp:NAME] line
     constructor(entries: McpEntry[], onLog?: (server: string, line: string) => void) {
@@ -25,9 +28,14 @@ export class McpManager {
         this.choices = new Map(entries.map((e) => [e.name, toolChoice(e.config)]));
     }
 
-    // 所有服务器同时连接：三个各要 1 秒握手的服务器，总共也只等 1 秒左右
-    async connectAll(): Promise<void> {
-        await Promise.all(this.servers.map((s) => s.connect()));
+    // 所有服务器同时连接：三个各要 1 秒握手的服务器，总共也只等 1 秒左右。
+    // onDone：每台连完（成功或失败）马上调用，先连上的不必等最慢的那台
+    async connectAll(onDone?: (server: McpClient) => void): Promise<void> {
+        this.startup = Promise.all(this.servers.map(async (s) => {
+            await s.connect();
+            onDone?.(s);
+        })).then(() => {});
+        await this.startup;
     }
 
     async stopAll(): Promise<void> {
@@ -108,17 +116,32 @@ export function createMcp(onLog?: (server: string, line: string) => void): McpMa
 // 还能装几个：一次请求最多 128 个工具，注册表里已有的（内置工具等）先占位
 const room = () => MAX_TOOLS - listTools().length;
 
-/** 所有服务器同时连接，全部结束后按配置顺序注册工具；返回启动时要提示的行（失败的服务器等）。 */
-export async function startMcp(manager: McpManager): Promise<string[]> {
-    await manager.connectAll();
+// 每有一台服务器连上就重排一次：先注销所有 MCP 工具，再按配置顺序在名额之内重新注册。
+// 这样先连上的服务器不会占掉配置里排在它前面的服务器的名额，请求里的工具顺序也总是配置顺序
+function refreshTools(manager: McpManager): Tool[] {
+    for (const s of manager.servers) for (const e of manager.toolsOf(s.name).exposed) unregisterTool(e.tool.name);
     const tools = manager.buildTools(deps, isRegistered, room());
     for (const tool of tools) registerTool(tool);
-    recordToolPolicies(tools.map((t) => t.name));
-    return mcpStartupMessages(manager);
+    return tools;
+}
+
+/**
+ * 所有服务器在后台同时连接，不挡住输入：哪台连上，就把它的工具加进来（按配置顺序重排）。
+ * 全部结束后把要提示的行（失败的服务器、没装下的工具等）交给 report。
+ * 返回的 Promise 给第一次请求模型用：全部连完，或最多等 FIRST_REQUEST_WAIT_MS，以先到者为准；
+ * 还没连上的服务器之后再加入，握手本身的时限不变（npx 冷启动要下载包）。
+ */
+export function startMcp(manager: McpManager, report: (lines: string[]) => void): Promise<void> {
+    const all = manager.connectAll(() => {
+        recordToolPolicies(refreshTools(manager).map((t) => t.name));
+    }).then(() => report(mcpStartupMessages(manager)));
+    return Promise.race([all, delay(FIRST_REQUEST_WAIT_MS)]);
 }
 
 /** /mcp reconnect NAME：停掉、注销旧工具、重新连接、注册新的工具列表（只用剩下的名额，不挤掉别的服务器）。 */
 export async function reconnectMcp(manager: McpManager, name: string): Promise<string> {
+    // 启动时的连接还没结束就重连，两次连接会抢同一个客户端、重复注册工具：先等它结束
+    await manager.startup;
     for (const e of manager.toolsOf(name).exposed) unregisterTool(e.tool.name);
     const client = await manager.reconnect(name);
     for (const tool of manager.buildTools(deps, isRegistered, room(), name)) registerTool(tool);

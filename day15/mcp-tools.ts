@@ -82,8 +82,8 @@ export function convertResult(result: unknown): { text: string; isError: boolean
 }
 
 // 调用并转换；isError 的结果变成异常，由 execTool 包成"工具执行失败：…"
-export async function callMcpTool(client: McpClient, tool: string, args: Json): Promise<string> {
-    const { text, isError } = convertResult(await client.callTool(tool, args));
+export async function callMcpTool(client: McpClient, tool: string, args: Json, signal?: AbortSignal): Promise<string> {
+    const { text, isError } = convertResult(await client.callTool(tool, args, signal));
     if (isError) throw new Error(text);
     return text;
 }
@@ -135,7 +135,7 @@ function makeTool(client: McpClient, info: McpToolInfo, name: string, deps: McpT
         description: `[MCP:${client.name}] ${info.description || info.title || info.name}`,
         parameters: normalizeSchema(info.inputSchema, (text) => client.log(`${info.name}：${text}`)),
         authorizes: true,
-        async run(args) {
+        async run(args, signal) {
             // 标注只是服务器自己的说法，仅供用户参考，从不改变权限策略
             const lines = [`即将调用 MCP 工具：${name}（来自服务器 ${client.name}）`];
             if (hints.readOnlyHint === true) lines.push('服务器声明：只读');
@@ -144,7 +144,7 @@ function makeTool(client: McpClient, info: McpToolInfo, name: string, deps: McpT
             // 先脱敏再截断：截断在密钥中间会让脱敏认不出来
             lines.push(`参数：${cut(deps.redact(JSON.stringify(args)), PROMPT_ARGS_CHARS)}`, '确认执行？');
             if (!(await deps.authorize(name, deps.redact(lines.join('\n'))))) return '调用已取消';
-            return callMcpTool(client, info.name, args);
+            return callMcpTool(client, info.name, args, signal);
         },
     };
 }

@@ -39,8 +39,11 @@ export function checkUrl(raw: string): string | null {
     return null;
 }
 
-/** 抓取 URL 并转成文字。从不抛错：所有失败都变成 {ok: false, message}。 */
-export async function fetchText(raw: string, timeoutMs = FETCH_TIMEOUT_MS): Promise<FetchResult> {
+/**
+ * 抓取 URL 并转成文字。从不抛错：所有失败都变成 {ok: false, message}。
+ * signal：这一轮被取消（Esc / Ctrl+C）时立刻断开连接，不在后台继续下载。
+ */
+export async function fetchText(raw: string, timeoutMs = FETCH_TIMEOUT_MS, signal?: AbortSignal): Promise<FetchResult> {
     const bad = checkUrl(raw);
     if (bad) return { ok: false, kind: 'input', message: bad };
     const timeout = AbortSignal.timeout(timeoutMs);
@@ -49,7 +52,7 @@ export async function fetchText(raw: string, timeoutMs = FETCH_TIMEOUT_MS): Prom
         let url = raw;
         let res: Response;
         for (let hops = 0; ; hops++) {
-            res = await fetch(url, { signal: timeout, redirect: 'manual' });
+            res = await fetch(url, { signal: signal ? AbortSignal.any([timeout, signal]) : timeout, redirect: 'manual' });
             const location = res.headers.get('location');
             if (res.status < 300 || res.status > 399 || !location) break;
             await res.body?.cancel().catch(() => {});
@@ -79,6 +82,7 @@ export async function fetchText(raw: string, timeoutMs = FETCH_TIMEOUT_MS): Prom
             text,
         };
     } catch (e) {
+        if (signal?.aborted) return { ok: false, kind: 'network', message: '抓取已取消' };
         if (timeout.aborted) {
             return { ok: false, kind: 'timeout', message: `抓取超时（${timeoutMs / 1000}s），请稍后再试` };
         }

@@ -70,7 +70,8 @@ for (const stage of stagesFrom('day15')) {
 
     describe(`${stage}: MCP 演示服务器接入 Agent`, () => {
         test('/mcp 列出 demo 的两个工具；第一次请求就带上它们（名字合法、参数模式是 object）', async () => {
-            const r = await run(workdir({ demo }), ['/mcp', '你好'], [text('你好！')]);
+            // 服务器在后台连接，第一次请求前才等它：/mcp 放在这一轮之后，才看得到连好的工具
+            const r = await run(workdir({ demo }), ['你好', '/mcp'], [text('你好！')]);
             assert.equal(r.code, 0, r.stderr);
             assert.match(r.stdout, /demo（2 个工具）\n {2}mcp_demo_word_count\n {2}mcp_demo_dice\n/);
             assert.match(r.stdout, /geekagent-demo started/, '/mcp 里应该有服务器 stderr 的最后几行');
@@ -163,7 +164,7 @@ for (const stage of stagesFrom('day15')) {
                 missing: { command: 'no-such-binary', env: marked },
                 unset: { command: 'node', args: ['${SURELY_UNSET_VAR}'], env: marked },
             });
-            const r = await run(cwd, ['/mcp', TUTORIAL, 'y', 'y'], [
+            const r = await run(cwd, [TUTORIAL, 'y', 'y', '/mcp'], [
                 tools(call('call_dice', 'mcp_demo_dice'), call('call_wc', 'mcp_demo_word_count', { text: PHRASE })),
                 text('好了。'),
             ]);
@@ -265,10 +266,14 @@ for (const stage of stagesFrom('day15')) {
                 onSpawn: (child) => {
                     // 管道一直不关（不发 EOF）：agent 处理完 /mcp 就停在等下一行的空闲状态，退出只能来自信号
                     Object.assign(child.stdin!, { end: () => child.stdin });
+                    // 服务器在后台连接，/mcp 立刻回答（可能还是「连接中…」）：等 /mcp 答完、demo 进程已经起来再发信号
                     let seen = '';
-                    child.stdout!.on('data', (chunk: Buffer) => {
-                        seen += chunk.toString('utf8');
-                        if (!sent && seen.includes('demo（2 个工具）')) {
+                    let errors = '';
+                    child.stdout!.on('data', (chunk: Buffer) => (seen += chunk.toString('utf8')));
+                    child.stderr!.on('data', (chunk: Buffer) => (errors += chunk.toString('utf8')));
+                    const ready = () => seen.includes('You › /mcp\n') && errors.includes('[mcp:demo] geekagent-demo started');
+                    void waitFor(ready, 20_000).then(() => {
+                        if (!sent) {
                             sent = true;
                             runningBefore = leftovers(DEMO, MARK).length;
                             child.kill('SIGTERM');
