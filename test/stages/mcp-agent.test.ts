@@ -228,7 +228,8 @@ for (const stage of stagesFrom('day15')) {
 
         test('服务器启动就失败（脚本路径写错）：启动提示和 /mcp 都给出 Cannot find module，而不是 Node 的收尾行', async () => {
             const missing = path.join(tempDir('geekagent-mcp-missing-'), 'no-such-server.mjs');
-            const r = await run(workdir({ typo: { command: 'node', args: [missing], env: marked } }), ['/mcp'], []);
+            // 服务器在后台连接：第一次请求模型前会等它们，所以 /mcp 放在第一轮之后
+            const r = await run(workdir({ typo: { command: 'node', args: [missing], env: marked } }), ['你好', '/mcp'], [text('你好！')]);
             assert.equal(r.code, 0, r.stderr);
             const line = new RegExp(`MCP 服务器 typo 启动失败：服务器进程已退出（退出码 1）；stderr：Error: Cannot find module '${missing.replace(/[.]/g, '\\.')}'`);
             assert.match(r.stderr, line);
@@ -239,7 +240,7 @@ for (const stage of stagesFrom('day15')) {
 
         test('生成的 GeekAgent.json 列出发现的 MCP 工具（ask），读者改一个为 allow 后不再询问；已有条目不被改写', async () => {
             const cwd = workdir({ demo });
-            const r = await run(cwd, ['/mcp'], []);
+            const r = await run(cwd, ['你好', '/mcp'], [text('你好！')]);
             assert.equal(r.code, 0, r.stderr);
             const file = path.join(cwd, '.geekagent', 'GeekAgent.json');
             const saved = JSON.parse(fs.readFileSync(file, 'utf8'));

@@ -59,7 +59,8 @@ for (const stage of stagesFrom('day15')) {
     describe(`${stage}: 真实 MCP 服务器的工具列表`, () => {
         test('五台一起（162 个 MCP 工具）：请求正好 128 个，内置的都在，按配置顺序装入；提示一次、点名 Azure；/mcp 显示开销', async () => {
             const servers = Object.fromEntries(FIVE.map((n) => [n, replay(n)]));
-            const r = await run(servers, ['/mcp', '你好'], [{ kind: 'text', text: '你好！' }]);
+            // 服务器在后台连接：第一次请求模型前会等它们，所以 /mcp 放在第一轮之后
+            const r = await run(servers, ['你好', '/mcp'], [{ kind: 'text', text: '你好！' }]);
             assert.equal(r.code, 0, r.stderr);
             const body = r.requests[0].body;
             assert.equal(body.tools.length, 128);
@@ -111,7 +112,7 @@ for (const stage of stagesFrom('day15')) {
                 playwright: replay('playwright', { excludeTools: ['browser_drop', 'browser_run_code_unsafe'] }),
                 'Azure MCP Server': replay('Azure MCP Server', { includeTools: ['documentation', 'storage', 'keyvault'], excludeTools: ['keyvault'] }),
             };
-            const r = await run(servers, ['/mcp', '查一下文档', 'y'], [
+            const r = await run(servers, ['查一下文档', 'y', '/mcp'], [
                 { kind: 'tools', calls: [{ id: 'call_doc', name: 'mcp_Azure_MCP_Server_documentation', arguments: '{}' }] },
                 { kind: 'text', text: '查好了。' },
             ]);
