@@ -1,11 +1,12 @@
 // Day 15：把 MCP 客户端接进 Agent：读配置、并发连接、把工具注册进注册表、重连、退出时关闭，
 // 以及 /mcp 命令和面板上的文字。
 import { McpClient } from './mcp-client.js';
-import { loadMcpConfig, type McpEntry } from './mcp-config.js';
+import { loadMcpConfig, mcpTrustNeeds, type McpEntry } from './mcp-config.js';
 import { buildMcpTools, type McpToolDeps, type McpToolSet } from './mcp-tools.js';
 import { authorize, ensureToolPolicy } from './permissions.js';
 import { redact } from './redact.js';
 import { listTools, registerTool, unregisterTool, type Tool } from './tools.js';
+import { TRUST_FILE } from './trust.js';
 
 export const MCP_FILE = '.geekagent/mcp.json';
 const TOOL_WARN_COUNT = 128;             // OpenAI 单次请求最多 128 个工具
@@ -13,15 +14,19 @@ const NO_TOOLS: McpToolSet = { exposed: [], skipped: [] };
 
 export class McpManager {
     readonly servers: McpClient[];
+    readonly trustNeeds: string[];      // 信任问题里列出的、这些服务器会运行的命令
+    untrusted = false;                  // 用户不信任这个文件夹：一台也不启动，重连也不行
     private readonly toolSets = new Map<string, McpToolSet>();   // 每台服务器最近一次交给模型的工具
 
     // onLog：纯文本前端用它把 stderr 暗色回显成 [mcp:NAME] line
     constructor(entries: McpEntry[], onLog?: (server: string, line: string) => void) {
         this.servers = entries.map((e) => new McpClient(e, onLog));
+        this.trustNeeds = mcpTrustNeeds(entries);
     }
 
     // 所有服务器同时连接：三个各要 1 秒握手的服务器，总共也只等 1 秒左右
     async connectAll(): Promise<void> {
+        if (this.untrusted) return;
         await Promise.all(this.servers.map((s) => s.connect()));
     }
 
@@ -59,12 +64,15 @@ export class McpManager {
     async reconnect(name: string): Promise<McpClient> {
         const client = this.get(name);
         if (!client) throw new Error(`没有名为 ${name} 的 MCP 服务器`);
+        if (this.untrusted) throw new Error(UNTRUSTED);
         await client.stop();
         this.toolSets.delete(name);
         await client.connect();
         return client;
     }
 }
+
+const UNTRUSTED = `未信任此文件夹，项目的 MCP 服务器不启动（删掉 ${TRUST_FILE} 里它的那一项，重启时会重新询问）`;
 
 const deps: McpToolDeps = { authorize, redact, ensureToolPolicy };
 const isRegistered = (name: string) => listTools().some((t) => t.name === name);
@@ -101,6 +109,7 @@ export function mcpStartupMessages(manager: McpManager, totalTools: number): str
 // /mcp 命令的输出：每台服务器的工具（改过名的注明原名），再加最近 5 行日志
 export function mcpStatusText(manager: McpManager): string {
     if (manager.servers.length === 0) return '（没有已连接的 MCP 服务器；请在 .geekagent/mcp.json 中声明后重启）';
+    if (manager.untrusted) return `${UNTRUSTED}：${manager.servers.map((s) => s.name).join('、')}`;
     const out: string[] = [];
     for (const s of manager.servers) {
         const { exposed, skipped } = manager.toolsOf(s.name);
@@ -124,6 +133,7 @@ export function mcpStatusText(manager: McpManager): string {
 // 面板的 MCP 一行：demo(2) fs(14)
 export function mcpPanelText(manager: McpManager): string {
     if (manager.servers.length === 0) return '无';
+    if (manager.untrusted) return '未信任，未启动';
     if (manager.servers.some((s) => s.status === 'connecting')) return '连接中…';
     return manager.servers.map((s) => {
         if (s.status === 'connected') return `${s.name}(${manager.toolsOf(s.name).exposed.length})`;
