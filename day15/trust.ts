@@ -50,10 +50,12 @@ export async function trustFolder(
     if (isRecord(known) && known.fingerprint === fingerprint) return known.trusted;
     if (!records) warn(`信任记录 ${TRUST_FILE} 已损坏，原样保留；这次的回答不会被记住`);
 
+    // 最后一行是问题本身：全屏界面把它放在 [y/N] 那一行
     const question = [
-        `信任文件夹 ${quote(folder)} 吗？它自己的配置（.geekagent/）要：`,
+        '这个文件夹自己的配置（.geekagent/）要：',
         ...needs.map((line) => `  - ${line}`),
-        '这些以你的用户权限生效；只信任你自己写的或检查过的配置。',
+        '这些设置以你的用户权限生效：只信任你自己写的或检查过的配置。',
+        `信任文件夹 ${quote(folder)} 吗？`,
     ].join('\n');
     // 脱敏：展开后的命令行、环境变量里可能有密钥
     const trusted = await confirm(redact(question));
