@@ -1,14 +1,20 @@
 // 文件夹信任与「deny 优先」：像克隆了一个别人的仓库那样，让临时目录自带 .geekagent/ 配置，
 // 经真实入口、管道输入、假 OpenAI 服务验证。每次运行的 HOME 都是临时目录（信任记录写在那里）。
 import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import { assertNoRejections, startFakeOpenAI, type FakeReply, type FakeServer, type FakeToolCall } from '../helpers/fake-openai.js';
 import { REPO_ROOT, runStage, stagesFrom } from '../helpers/run-stage.js';
 
 const TRUST_FILE = path.join('.geekagent', 'trusted-folders.json');
+const TSX_LOADER = import.meta.resolve('tsx');
+const probe = spawnSync('tmux', ['-V'], { encoding: 'utf8' });
+const noTmux = probe.status === 0 ? false : `tmux 不可用：${probe.error?.message ?? probe.stderr}`;
+const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const call = (id: string, name: string, args: object = {}): FakeToolCall => ({ id, name, arguments: JSON.stringify(args) });
 const tools = (...calls: FakeToolCall[]): FakeReply => ({ kind: 'tools', calls });
@@ -222,3 +228,66 @@ for (const stage of stagesFrom('day15')) {
         });
     });
 }
+
+// 全屏界面（stdin、stdout 都是终端）里，信任问题走的是全屏界面自己的 [y/N] 确认
+describe('全屏界面里的信任问题', { skip: noTmux }, () => {
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'geekagent-trust-tmux-')));
+    const socket = path.join(dir, 'tmux.sock');
+    const { TMUX: _t, TMUX_PANE: _p, ...tmuxEnv } = process.env;
+    const tmux = (...args: string[]) =>
+        execFileSync('tmux', ['-f', '/dev/null', '-u', '-S', socket, ...args], { encoding: 'utf8', env: tmuxEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    after(() => {
+        try {
+            tmux('kill-server');
+        } catch { /* 已经退出 */ }
+        fs.rmSync(dir, { recursive: true, force: true });
+    });
+
+    for (const stage of stagesFrom('day08')) {
+        test(`${stage}：问题列出要放行的工具，输入行变成 [y/N]；答 y 之后 run_shell 不再询问，回答记进 HOME`, { timeout: 60_000 }, async () => {
+            const cwd = tempDir('geekagent-clone-');
+            const home = tempDir('geekagent-home-');
+            writeConfig(cwd, 'GeekAgent.json', { root: '..', tools: { run_shell: 'allow' } });
+            const fake = await startFakeOpenAI({
+                replies: [tools(call('s', 'run_shell', { command: 'echo FULLSCREEN > ran.txt' })), text('跑完了')],
+            });
+            const session = `trust-${stage}`;
+            const screen = () => tmux('capture-pane', '-p', '-t', session);
+            const until = async (what: string, check: (text: string) => boolean) => {
+                const deadline = Date.now() + 20_000;
+                while (!check(screen())) {
+                    if (Date.now() > deadline) assert.fail(`等待超时：${what}\n${screen()}`);
+                    await sleep(50);
+                }
+            };
+            try {
+                const vars = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, TERM: 'xterm-256color', OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: fake.url, OPENAI_MODEL: 'test-model' };
+                const script = `${shellQuote(process.execPath)} --import ${shellQuote(TSX_LOADER)} ${shellQuote(path.join(REPO_ROOT, stage, 'index.ts'))}; echo EXITED; exec sleep 600`;
+                const command = ['env', '-i', ...Object.entries(vars).map(([k, v]) => shellQuote(`${k}=${v}`)), 'sh', '-c', shellQuote(script)].join(' ');
+                tmux('new-session', '-d', '-x', '160', '-y', '30', '-s', session, '-c', cwd, command);
+                await until('信任问题', (s) => s.includes('[y/N]'));
+                assert.match(screen(), /不经询问直接执行：run_shell/);
+                assert.match(screen(), /信任文件夹 .* 吗？/);
+                tmux('send-keys', '-t', session, '-l', 'y');
+                tmux('send-keys', '-t', session, 'Enter');
+                await until('答过信任问题', (s) => s.includes('吗？ → y'));
+                tmux('send-keys', '-t', session, '-l', '跑一下');
+                tmux('send-keys', '-t', session, 'Enter');
+                await until('回复', (s) => s.includes('跑完了'));
+                assert.doesNotMatch(screen(), /即将执行命令/);
+                assert.equal(fs.readFileSync(path.join(cwd, 'ran.txt'), 'utf8'), 'FULLSCREEN\n');
+                tmux('send-keys', '-t', session, '-l', '/exit');
+                tmux('send-keys', '-t', session, 'Enter');
+                await until('退出', (s) => s.includes('EXITED'));
+                const saved = JSON.parse(fs.readFileSync(path.join(home, TRUST_FILE), 'utf8'));
+                assert.equal(saved[cwd].trusted, true);
+                assertNoRejections(fake);
+            } finally {
+                try {
+                    tmux('kill-session', '-t', session);
+                } catch { /* 已经关了 */ }
+                await fake.close();
+            }
+        });
+    }
+});
