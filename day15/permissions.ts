@@ -1,5 +1,6 @@
 // Day 8：权限边界。.geekagent/GeekAgent.json 规定根目录和每个工具的策略（allow / ask / deny），
-// 文件工具的路径必须落在根目录之内（连符号链接也检查）。
+// 文件工具的路径必须落在根目录之内（连符号链接也检查）。文件是项目自带的：根目录移出文件夹、
+// 放行默认要询问的工具，都要先信任这个文件夹（trust.ts）。
 import fs from 'node:fs';
 import path from 'node:path';
 import { redact } from './redact.js';
