@@ -7,10 +7,11 @@ import type { FrontEnd } from './frontend.js';
 import { createFullScreen } from './fullscreen.js';
 import { EOF, InputQueue } from './input.js';
 import { setNoticeHandler } from './llm.js';
-import { loadPermissions, setupPermissions, type PermissionConfig } from './permissions.js';
+import { loadPermissions, setupPermissions, trustNeeds, untrusted, type PermissionConfig } from './permissions.js';
 import { createPlain } from './plain.js';
 import { Sessions } from './sessions.js';
 import { registerShellTools } from './shell.js';
+import { TRUST_FILE, trustFolder } from './trust.js';
 import { UsageMeter } from './usage.js';
 
 const cfg = loadConfig();
@@ -43,7 +44,6 @@ const fullScreen = Boolean(process.stdin.isTTY && process.stdout.isTTY);
 const plain = fullScreen ? null : createPlain(queue, hooks);
 const ui: FrontEnd = plain ?? createFullScreen(queue, hooks, { cfg, chat, sessions, usage });
 
-setupPermissions(permissions, (prompt) => ui.confirm(prompt));
 setNoticeHandler((text) => ui.print('system', text));
 chat.setUsageListener((u) => {
     usage.add(u);
@@ -55,6 +55,13 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal
 const BANNER = 'GeekAgent Day 8 — 权限边界与写入回滚（day08）';
 ui.print('system', BANNER);
 ui.print('system', `模型：${cfg.model}　当前对话：${sessions.currentId}　输入 /help 查看命令`);
+// 文件夹自己的配置要放宽权限时，先问一次是否信任（经前端的确认，管道里由下一行回答）
+const needs = trustNeeds(permissions);
+if (!(await trustFolder(needs, (q) => ui.confirm(q), (line) => ui.print('error', line)))) {
+    permissions = untrusted(permissions);
+    ui.print('system', `未信任此文件夹：根目录仍是本文件夹，项目的 allow 规则不生效（deny 规则照常）；删掉 ${TRUST_FILE} 里它的那一项可重新询问`);
+}
+setupPermissions(permissions, (prompt) => ui.confirm(prompt));
 
 async function turn(text: string): Promise<void> {
     const controller = new AbortController();

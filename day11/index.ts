@@ -9,12 +9,13 @@ import { EOF, InputQueue } from './input.js';
 import { buildSystemPrompt, loadInstructions } from './instructions.js';
 import { setNoticeHandler } from './llm.js';
 import { loadMemory, registerMemoryTools } from './memory.js';
-import { loadPermissions, setupPermissions, type PermissionConfig } from './permissions.js';
+import { loadPermissions, setupPermissions, trustNeeds, untrusted, type PermissionConfig } from './permissions.js';
 import { createPlain } from './plain.js';
 import { forceTodo, registerPlanningTools } from './planning.js';
 import { Sessions } from './sessions.js';
 import { registerShellTools } from './shell.js';
 import { activeSkill, listSkills, loadSkills } from './skills.js';
+import { TRUST_FILE, trustFolder } from './trust.js';
 import { UsageMeter } from './usage.js';
 
 const cfg = loadConfig();
@@ -25,11 +26,10 @@ try {
     console.error((e as Error).message);
     process.exit(1);
 }
-// 启动顺序：配置 → 权限 → 记忆 → 项目说明（根目录来自权限）→ Chat → 技能 → 前端
+// 启动顺序：配置 → 权限 → 记忆 → Chat → 技能 → 前端 → 信任 → 项目说明（根目录来自权限，信任问题答完才定）
 let instructions = '';
 try {
     loadMemory();
-    instructions = loadInstructions(permissions.root);
 } catch (e) {
     console.error(`读取项目上下文失败：${(e as Error).message}`);
     process.exit(1);
@@ -57,12 +57,16 @@ function cancelTurn(): boolean {
 const hooks = { onCancel: cancelTurn, onExit: () => void exit() };
 const fullScreen = Boolean(process.stdin.isTTY && process.stdout.isTTY);
 const plain = fullScreen ? null : createPlain(queue, hooks);
-const ui: FrontEnd = plain ?? createFullScreen(queue, hooks, { cfg, chat, sessions, usage, instructions });
+const ui: FrontEnd = plain ?? createFullScreen(queue, hooks, {
+    cfg, chat, sessions, usage,
+    get instructions() {
+        return instructions;   // 面板每帧都来取：项目说明要等信任问题答完才读
+    },
+});
 registerPlanningTools((task) => chat.delegate(task), () => ui.refresh());
 registerMemoryTools(() => ui.refresh());
 chat.setForcedTool(forceTodo);
 
-setupPermissions(permissions, (prompt) => ui.confirm(prompt));
 setNoticeHandler((text) => ui.print('system', text));
 chat.setUsageListener((u) => {
     usage.add(u);
@@ -76,6 +80,19 @@ ui.print('system', BANNER);
 ui.print('system', `模型：${cfg.model}　当前对话：${sessions.currentId}　输入 /help 查看命令`);
 ui.print('system', `技能：${listSkills().map((k) => k.name).join('、') || '无'}（/skills 查看，/use 启用，/unuse 停用）`);
 for (const message of skillErrors) ui.print('error', message);
+// 文件夹自己的配置要放宽权限时，先问一次是否信任（经前端的确认，管道里由下一行回答）
+const needs = trustNeeds(permissions);
+if (!(await trustFolder(needs, (q) => ui.confirm(q), (line) => ui.print('error', line)))) {
+    permissions = untrusted(permissions);
+    ui.print('system', `未信任此文件夹：根目录仍是本文件夹，项目的 allow 规则不生效（deny 规则照常）；删掉 ${TRUST_FILE} 里它的那一项可重新询问`);
+}
+setupPermissions(permissions, (prompt) => ui.confirm(prompt));
+try {
+    instructions = loadInstructions(permissions.root);
+} catch (e) {
+    ui.print('error', `读取项目上下文失败：${(e as Error).message}`);
+}
+ui.refresh();
 
 async function turn(text: string): Promise<void> {
     const controller = new AbortController();

@@ -1,15 +1,17 @@
 // Day 8：权限边界。.geekagent/GeekAgent.json 规定根目录和每个工具的策略（allow / ask / deny），
-// 文件工具的路径必须落在根目录之内（连符号链接也检查）。
+// 文件工具的路径必须落在根目录之内（连符号链接也检查）。文件是项目自带的：根目录移出文件夹、
+// 放行默认要询问的工具，都要先信任这个文件夹（trust.ts）。
 import fs from 'node:fs';
 import path from 'node:path';
 import { redact } from './redact.js';
 import { loadJson, writeJsonAtomic } from './storage.js';
+import { currentFolder, quote } from './trust.js';
 
 export type Policy = 'allow' | 'ask' | 'deny';
 
 export const PERMISSIONS_FILE = '.geekagent/GeekAgent.json';
 
-// 本阶段内置工具的默认策略；用户文件里的条目叠加在上面，之后阶段新增的工具即使用旧文件也有默认值
+// 本阶段内置工具的默认策略：用户文件里没有匹配的规则时才用，所以之后阶段新增的工具即使用旧文件也有默认值
 export const DEFAULT_POLICIES: Record<string, Policy> = {
     get_current_time: 'allow',
     run_shell: 'ask',
@@ -26,10 +28,12 @@ export const DEFAULT_POLICIES: Record<string, Policy> = {
 
 export interface PermissionConfig {
     root: string;                       // 绝对路径
-    tools: Record<string, Policy>;
+    tools: Record<string, Policy>;      // 用户文件里的规则：键是工具名、"前缀*" 或 "*"
 }
 
-let config: PermissionConfig = { root: process.cwd(), tools: { ...DEFAULT_POLICIES } };
+let config: PermissionConfig = { root: process.cwd(), tools: {} };
+// 内置默认，加上运行时注册的工具（技能、MCP）各自的默认
+const defaults: Record<string, Policy> = { ...DEFAULT_POLICIES };
 let confirmFn: (prompt: string) => Promise<boolean> = async () => false;
 
 /** 读取权限文件；不存在就写入默认值。格式错误时抛出，由入口打印并退出。 */
@@ -48,8 +52,25 @@ export function loadPermissions(): PermissionConfig {
     // root 相对于配置文件所在目录解析：默认的 ".." 就是启动时的工作目录
     return {
         root: path.resolve(path.dirname(path.resolve(PERMISSIONS_FILE)), data.root),
-        tools: { ...DEFAULT_POLICIES, ...(data.tools as Record<string, Policy>) },
+        tools: { ...(data.tools as Record<string, Policy>) },
     };
+}
+
+/**
+ * 项目配置里要先信任文件夹才生效的设置，每项一行（原样列在信任问题里）：根目录在文件夹之外、
+ * 放行内置默认并不放行的工具。首次启动写入的默认文件只放行默认就放行的工具，所以不会引出这个问题。
+ */
+export function trustNeeds(p: PermissionConfig): string[] {
+    const needs: string[] = [];
+    if (!inside(currentFolder(), realOrSelf(p.root))) needs.push(`把根目录设在文件夹之外：${quote(p.root)}`);
+    const allowed = Object.keys(p.tools).filter((k) => p.tools[k] === 'allow' && DEFAULT_POLICIES[k] !== 'allow');
+    if (allowed.length) needs.push(`不经询问直接执行：${allowed.map(quote).join('、')}`);
+    return needs;
+}
+
+/** 不信任时实际用的配置：根目录就是本文件夹，去掉所有 allow 规则；deny、ask 照常。 */
+export function untrusted(p: PermissionConfig): PermissionConfig {
+    return { root: currentFolder(), tools: Object.fromEntries(Object.entries(p.tools).filter(([, policy]) => policy !== 'allow')) };
 }
 
 /** 前端把自己的确认函数交进来：行模式读下一行，全屏界面在输入行里问 [y/N]。 */
@@ -62,14 +83,23 @@ export function permissionRoot(): string {
     return config.root;
 }
 
-/** 没有条目的工具一律拒绝：新工具必须显式放行。 */
+/**
+ * 决定顺序：① 任何一条匹配的 deny 规则（工具名、"前缀*"、"*"）都直接拒绝，不管别的规则怎么写；
+ * ② 否则用最具体的那条用户规则：工具名 > 长前缀 > 短前缀 > "*"；③ 没有用户规则就用内置默认；
+ * ④ 连默认都没有的工具一律拒绝：新工具必须显式放行。
+ */
 export function policyFor(tool: string): Policy {
-    return config.tools[tool] ?? 'deny';
+    const matching = Object.keys(config.tools).filter((k) => k === tool || (k.endsWith('*') && tool.startsWith(k.slice(0, -1))));
+    if (matching.some((k) => config.tools[k] === 'deny')) return 'deny';
+    const specificity = (k: string) => (k === tool ? Infinity : k.length);
+    const best = matching.sort((a, b) => specificity(b) - specificity(a))[0];
+    if (best) return config.tools[best];
+    return Object.hasOwn(defaults, tool) ? defaults[tool] : 'deny';
 }
 
-/** 运行时注册的工具（技能、MCP）用它设默认策略；文件里已有条目时以文件为准。 */
+/** 运行时注册的工具（技能、MCP）用它设默认策略；用户规则照样优先。 */
 export function ensureToolPolicy(tool: string, policy: Policy): void {
-    if (!(tool in config.tools)) config.tools[tool] = policy;
+    if (!Object.hasOwn(defaults, tool)) defaults[tool] = policy;
 }
 
 export async function authorize(tool: string, prompt = `工具 ${tool} 请求执行`): Promise<boolean> {
@@ -83,10 +113,6 @@ export async function authorize(tool: string, prompt = `工具 ${tool} 请求执
 export function safePath(input: string): string {
     const root = config.root;
     const target = path.resolve(root, input);
-    const inside = (base: string, p: string) => {
-        const rel = path.relative(base, p);
-        return rel === '' || (!rel.startsWith('..' + path.sep) && rel !== '..' && !path.isAbsolute(rel));
-    };
     if (!inside(root, target)) throw new Error(`路径越界：${input}`);
     let existing = target;
     for (;;) {
@@ -108,6 +134,19 @@ export function safePath(input: string): string {
     }
     if (!inside(fs.realpathSync(root), existing)) throw new Error(`路径越界：${input}`);
     return target;
+}
+
+function inside(base: string, p: string): boolean {
+    const rel = path.relative(base, p);
+    return rel === '' || (!rel.startsWith('..' + path.sep) && rel !== '..' && !path.isAbsolute(rel));
+}
+
+function realOrSelf(p: string): string {
+    try {
+        return fs.realpathSync(p);
+    } catch {
+        return p;   // 还不存在的路径按字面比较
+    }
 }
 
 function readLink(p: string): string | null {

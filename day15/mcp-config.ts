@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { isObject } from './jsonrpc.js';
 import { isSecretName } from './redact.js';
+import { quote } from './trust.js';
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 
@@ -102,4 +103,16 @@ export function serverEnv(config: McpServerConfig): Record<string, string> {
         if (value !== undefined && !isSecretName(name)) env[name] = value;
     }
     return { ...env, ...config.env };
+}
+
+// 信任问题里的行：每台配置有效的服务器一行，写出它真正会运行的命令（变量已展开）、工作目录和额外的环境变量
+export function mcpTrustNeeds(entries: McpEntry[]): string[] {
+    return entries.flatMap(({ name, config }) => {
+        if (!config) return [];   // 配置无效的条目根本不会启动
+        let line = `启动 MCP 服务器 ${quote(name)}：${[config.command, ...config.args].map(quote).join(' ')}`;
+        if (config.cwd) line += `（工作目录 ${quote(config.cwd)}）`;
+        const env = Object.entries(config.env).map(([k, v]) => quote(`${k}=${v}`));
+        if (env.length) line += `（环境变量 ${env.join(' ')}）`;
+        return [line];
+    });
 }

@@ -3,11 +3,12 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { budgetNotice, costText, MAX_TOOLS, toolChars, toolChoice, type LeftOut } from './mcp-budget.js';
 import { McpClient } from './mcp-client.js';
-import { loadMcpConfig, type McpEntry } from './mcp-config.js';
+import { loadMcpConfig, mcpTrustNeeds, type McpEntry } from './mcp-config.js';
 import { buildMcpTools, type McpToolDeps, type McpToolSet } from './mcp-tools.js';
 import { authorize, ensureToolPolicy, recordToolPolicies } from './permissions.js';
 import { redact } from './redact.js';
 import { listTools, registerTool, unregisterTool, type Tool } from './tools.js';
+import { TRUST_FILE } from './trust.js';
 
 export const MCP_FILE = '.geekagent/mcp.json';
 const FIRST_REQUEST_WAIT_MS = 3000;       // 第一次请求模型前最多等还在连接的服务器这么久
@@ -16,6 +17,8 @@ const NO_TOOLS: McpToolSet = { exposed: [], skipped: [] };
 export class McpManager {
     readonly servers: McpClient[];
     configError = '';                                            // mcp.json 整个读不了时的原因，启动时和 /mcp 里显示
+    readonly trustNeeds: string[];                               // 信任问题里列出的、这些服务器会运行的命令
+    untrusted = false;                                           // 用户不信任这个文件夹：一台也不启动，重连也不行
     private readonly toolSets = new Map<string, McpToolSet>();   // 每台服务器最近一次交给模型的工具
     private readonly overBudget = new Map<string, LeftOut>();     // 超出 128 个上限、没交给模型的
     private readonly choices: Map<string, (tool: string) => boolean>;
@@ -26,11 +29,13 @@ export class McpManager {
     constructor(entries: McpEntry[], onLog?: (server: string, line: string) => void) {
         this.servers = entries.map((e) => new McpClient(e, onLog));
         this.choices = new Map(entries.map((e) => [e.name, toolChoice(e.config)]));
+        this.trustNeeds = mcpTrustNeeds(entries);
     }
 
     // 所有服务器同时连接：三个各要 1 秒握手的服务器，总共也只等 1 秒左右。
     // onDone：每台连完（成功或失败）马上调用，先连上的不必等最慢的那台
     async connectAll(onDone?: (server: McpClient) => void): Promise<void> {
+        if (this.untrusted) return;
         this.startup = Promise.all(this.servers.map(async (s) => {
             await s.connect();
             onDone?.(s);
@@ -91,6 +96,7 @@ export class McpManager {
     async reconnect(name: string): Promise<McpClient> {
         const client = this.get(name);
         if (!client) throw new Error(`没有名为 ${name} 的 MCP 服务器`);
+        if (this.untrusted) throw new Error(UNTRUSTED);
         await client.stop();
         this.toolSets.delete(name);
         this.overBudget.delete(name);
@@ -98,6 +104,8 @@ export class McpManager {
         return client;
     }
 }
+
+const UNTRUSTED = `未信任此文件夹，项目的 MCP 服务器不启动（删掉 ${TRUST_FILE} 里它的那一项，重启时会重新询问）`;
 
 const deps: McpToolDeps = { authorize, redact, ensureToolPolicy };
 const isRegistered = (name: string) => listTools().some((t) => t.name === name);
@@ -164,6 +172,7 @@ const namePrefix = (server: string) => `mcp_${server}_`.replace(/[^A-Za-z0-9_-]/
 export function mcpStatusText(manager: McpManager): string {
     if (manager.configError) return manager.configError;
     if (manager.servers.length === 0) return '（没有已连接的 MCP 服务器；请在 .geekagent/mcp.json 中声明后重启）';
+    if (manager.untrusted) return `${UNTRUSTED}：${manager.servers.map((s) => s.name).join('、')}`;
     const out = manager.budgetLines();
     for (const s of manager.servers) {
         const { exposed, skipped } = manager.toolsOf(s.name);
@@ -192,6 +201,7 @@ export function mcpStatusText(manager: McpManager): string {
 // 面板的 MCP 一行：demo(2) fs(14)
 export function mcpPanelText(manager: McpManager): string {
     if (manager.servers.length === 0) return '无';
+    if (manager.untrusted) return '未信任，未启动';
     if (manager.servers.some((s) => s.status === 'connecting')) return '连接中…';
     return manager.servers.map((s) => {
         if (s.status === 'connected') return `${s.name}(${manager.toolsOf(s.name).exposed.length})`;

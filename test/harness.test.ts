@@ -462,7 +462,11 @@ process.stdin.on('end', () => {
             assert.equal(realpathSync(result.cwd), result.cwd);
             assert.ok(result.cwd.startsWith(realpathSync(os.tmpdir())));
             assert.equal(out.chunks.join(''), 'hello\n你好\n');
-            assert.deepEqual(Object.keys(out.env).sort(), ['EXTRA', 'HOME', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'PATH'].filter((k) => k !== 'HOME' || process.env.HOME));
+            assert.deepEqual(Object.keys(out.env).sort(), ['EXTRA', 'HOME', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'PATH']);
+            // HOME 是每次新建的临时目录，不是真实主目录
+            assert.equal(out.env.HOME, result.home);
+            assert.notEqual(out.env.HOME, process.env.HOME);
+            assert.ok(out.env.HOME.startsWith(realpathSync(os.tmpdir())));
             assert.equal(out.env.OPENAI_API_KEY, 'sk-test-key-123456');
             assert.match(out.env.OPENAI_BASE_URL, /^http:\/\/127\.0\.0\.1:/);
         } finally {

@@ -1,4 +1,4 @@
-// 以子进程运行某个阶段真实的入口文件：干净的环境变量、独立的临时工作目录、管道 stdin。
+// 以子进程运行某个阶段真实的入口文件：干净的环境变量、独立的临时工作目录和主目录、管道 stdin。
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, realpathSync } from 'node:fs';
 import os from 'node:os';
@@ -25,7 +25,7 @@ const OFFLINE_BASE_URL = 'http://127.0.0.1:9/v1';
 
 export interface RunStageOptions {
     input: string | string[];                       // 数组按行写入（每行补 '\n'）；字符串原样写入
-    env?: Record<string, string | undefined>;       // 覆盖默认值；值为 undefined 表示删除该变量
+    env?: Record<string, string | undefined>;       // 覆盖默认值；值为 undefined 表示删除该变量（HOME 也可以在这里给）
     cwd?: string;                                   // 缺省为新建的临时目录
     timeoutMs?: number;                             // 缺省 30 秒，超时杀掉整个进程组并带上已收集的输出报错
     inputDelayMs?: number;                          // 逐行写入，每行之前等待这么久
@@ -39,13 +39,15 @@ export interface RunStageResult {
     code: number | null;
     signal: NodeJS.Signals | null;
     cwd: string;
+    home: string;                                   // 这次运行的 HOME（信任记录等写在这里）
 }
 
 function baseEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
-    // 只带 PATH 和 HOME：父进程里真实的 OPENAI_*、NO_COLOR、NODE_OPTIONS 等一律不继承
+    // 只带 PATH：父进程里真实的 OPENAI_*、NO_COLOR、NODE_OPTIONS 等一律不继承。
+    // HOME 每次都是新建的临时目录：测试绝不碰真实主目录（信任记录写在 ~/.geekagent/ 下）
     const merged: Record<string, string | undefined> = {
         PATH: process.env.PATH,
-        HOME: process.env.HOME,
+        HOME: 'HOME' in extra ? extra.HOME : realpathSync(mkdtempSync(path.join(os.tmpdir(), 'geekagent-home-'))),
         OPENAI_API_KEY: 'sk-test-key-123456',
         OPENAI_MODEL: 'test-model',
         OPENAI_BASE_URL: OFFLINE_BASE_URL,
@@ -68,10 +70,11 @@ export async function runStage(stage: string, opts: RunStageOptions): Promise<Ru
     // realpath：macOS 的 /tmp 是符号链接，和 process.cwd() 比较路径时会不一致
     const cwd = opts.cwd ?? realpathSync(mkdtempSync(path.join(os.tmpdir(), 'geekagent-test-')));
     const timeoutMs = opts.timeoutMs ?? 30_000;
+    const env = baseEnv(opts.env);
 
     const child = spawn(process.execPath, ['--import', TSX_LOADER, entry], {
         cwd,
-        env: baseEnv(opts.env),
+        env,
         stdio: ['pipe', 'pipe', 'pipe'],
         // 独立进程组：超时时连同它启动的 shell 命令、MCP 服务一起杀掉
         detached: process.platform !== 'win32',
@@ -120,7 +123,7 @@ export async function runStage(stage: string, opts: RunStageOptions): Promise<Ru
         if (timedOut) {
             throw new Error(`运行超时（${timeoutMs} ms）：${entry}\n--- stdout ---\n${stdout}\n--- stderr ---\n${stderr}`);
         }
-        return { stdout, stderr, code, signal, cwd };
+        return { stdout, stderr, code, signal, cwd, home: env.HOME };
     } finally {
         clearTimeout(timer);
     }

@@ -17,6 +17,8 @@ const SECRET = 'abcd1234efgh';
 // 本文件启动的每个 MCP 服务器都带着这个标记：只找自己留下的进程，不受并行运行的其他测试影响
 const MARK = randomUUID();
 const marked = { GEEKAGENT_TEST_MARK: MARK };
+// 临时目录自己的 mcp.json 要启动服务器：启动时先问是否信任这个文件夹，每次运行的第一行输入回答它
+const TRUST = 'y';
 
 const call = (id: string, name: string, args: object = {}): FakeToolCall => ({ id, name, arguments: JSON.stringify(args) });
 const tools = (...calls: FakeToolCall[]): FakeReply => ({ kind: 'tools', calls });
@@ -71,7 +73,7 @@ for (const stage of stagesFrom('day15')) {
     describe(`${stage}: MCP 演示服务器接入 Agent`, () => {
         test('/mcp 列出 demo 的两个工具；第一次请求就带上它们（名字合法、参数模式是 object）', async () => {
             // 服务器在后台连接，第一次请求前才等它：/mcp 放在这一轮之后，才看得到连好的工具
-            const r = await run(workdir({ demo }), ['你好', '/mcp'], [text('你好！')]);
+            const r = await run(workdir({ demo }), [TRUST, '你好', '/mcp'], [text('你好！')]);
             assert.equal(r.code, 0, r.stderr);
             assert.match(r.stdout, /demo（2 个工具）\n {2}mcp_demo_word_count\n {2}mcp_demo_dice\n/);
             assert.match(r.stdout, /geekagent-demo started/, '/mcp 里应该有服务器 stderr 的最后几行');
@@ -89,7 +91,7 @@ for (const stage of stagesFrom('day15')) {
         });
 
         test('教程的检验：一轮里调用骰子和字数统计，两次确认都答 y → 22 个字符、3 个词、1–6 点', async () => {
-            const r = await run(workdir({ demo }), [TUTORIAL, 'y', 'y'], [
+            const r = await run(workdir({ demo }), [TRUST, TUTORIAL, 'y', 'y'], [
                 tools(call('call_dice', 'mcp_demo_dice'), call('call_wc', 'mcp_demo_word_count', { text: PHRASE })),
                 text('掷出的点数和统计结果都在上面。'),
             ]);
@@ -107,7 +109,7 @@ for (const stage of stagesFrom('day15')) {
 
         test('两轮各调一个：骰子答 n → 调用已取消，服务器根本没收到 tools/call；字数统计答 y 照常', async () => {
             const log = path.join(tempDir('geekagent-mcp-spy-'), 'sent.log');
-            const r = await run(workdir({ demo: spiedDemo(log) }), [TUTORIAL, 'n', 'y'], [
+            const r = await run(workdir({ demo: spiedDemo(log) }), [TRUST, TUTORIAL, 'n', 'y'], [
                 tools(call('call_dice', 'mcp_demo_dice')),
                 tools(call('call_wc', 'mcp_demo_word_count', { text: PHRASE })),
                 text('骰子没掷；字数统计好了。'),
@@ -123,7 +125,7 @@ for (const stage of stagesFrom('day15')) {
         });
 
         test('GeekAgent.json 里 "mcp_demo_dice": "allow"：骰子不再询问，字数统计仍然询问', async () => {
-            const r = await run(workdir({ demo }, { mcp_demo_dice: 'allow' }), [TUTORIAL, 'y'], [
+            const r = await run(workdir({ demo }, { mcp_demo_dice: 'allow' }), [TRUST, TUTORIAL, 'y'], [
                 tools(call('call_dice', 'mcp_demo_dice'), call('call_wc', 'mcp_demo_word_count', { text: PHRASE })),
                 text('好了。'),
             ]);
@@ -138,14 +140,15 @@ for (const stage of stagesFrom('day15')) {
         test('前缀规则 "mcp_demo_*": "deny"：两个调用都被拒绝，不询问，服务器收不到 tools/call', async () => {
             const log = path.join(tempDir('geekagent-mcp-spy-'), 'sent.log');
             const cwd = workdir({ demo: spiedDemo(log) }, { 'mcp_demo_*': 'deny' });
-            const r = await run(cwd, [TUTORIAL], [
+            const r = await run(cwd, [TRUST, TUTORIAL], [
                 tools(call('call_dice', 'mcp_demo_dice'), call('call_wc', 'mcp_demo_word_count', { text: PHRASE })),
                 text('两个工具都被拒绝了。'),
             ]);
             assert.equal(r.code, 0, r.stderr);
             assert.equal(r.results.call_dice, '权限拒绝：不允许使用工具 mcp_demo_dice');
             assert.equal(r.results.call_wc, '权限拒绝：不允许使用工具 mcp_demo_word_count');
-            assert.doesNotMatch(r.stdout, /即将调用 MCP 工具|\[y\/N\]|点数：|字符数 /);
+            assert.doesNotMatch(r.stdout, /即将调用 MCP 工具|点数：|字符数 /);
+            assert.equal(count(r.stdout, '[y/N]'), 1, '只有启动时的信任问题');
             const sent = fs.readFileSync(log, 'utf8');
             assert.match(sent, /"tools\/list"/, 'spy 应该至少看到握手和 tools/list');
             assert.doesNotMatch(sent, /"tools\/call"/);
@@ -164,7 +167,7 @@ for (const stage of stagesFrom('day15')) {
                 missing: { command: 'no-such-binary', env: marked },
                 unset: { command: 'node', args: ['${SURELY_UNSET_VAR}'], env: marked },
             });
-            const r = await run(cwd, [TUTORIAL, 'y', 'y', '/mcp'], [
+            const r = await run(cwd, [TRUST, TUTORIAL, 'y', 'y', '/mcp'], [
                 tools(call('call_dice', 'mcp_demo_dice'), call('call_wc', 'mcp_demo_word_count', { text: PHRASE })),
                 text('好了。'),
             ]);
@@ -189,7 +192,7 @@ for (const stage of stagesFrom('day15')) {
 
         test('/mcp reconnect demo 重启服务器并报告新状态；之后工具照常可用；未知名字和失败的服务器给出清楚的信息', async () => {
             const cwd = workdir({ demo, crash: { command: 'node', args: [server('crash-on-start.mjs')], env: marked } });
-            const r = await run(cwd, ['/mcp reconnect demo', '/mcp reconnect nope', '/mcp reconnect crash', '/mcp reconnect', TUTORIAL, 'y'], [
+            const r = await run(cwd, [TRUST, '/mcp reconnect demo', '/mcp reconnect nope', '/mcp reconnect crash', '/mcp reconnect', TUTORIAL, 'y'], [
                 tools(call('call_wc', 'mcp_demo_word_count', { text: PHRASE })),
                 text('好了。'),
             ]);
@@ -229,7 +232,7 @@ for (const stage of stagesFrom('day15')) {
         test('服务器启动就失败（脚本路径写错）：启动提示和 /mcp 都给出 Cannot find module，而不是 Node 的收尾行', async () => {
             const missing = path.join(tempDir('geekagent-mcp-missing-'), 'no-such-server.mjs');
             // 服务器在后台连接：第一次请求模型前会等它们，所以 /mcp 放在第一轮之后
-            const r = await run(workdir({ typo: { command: 'node', args: [missing], env: marked } }), ['你好', '/mcp'], [text('你好！')]);
+            const r = await run(workdir({ typo: { command: 'node', args: [missing], env: marked } }), [TRUST, '你好', '/mcp'], [text('你好！')]);
             assert.equal(r.code, 0, r.stderr);
             const line = new RegExp(`MCP 服务器 typo 启动失败：服务器进程已退出（退出码 1）；stderr：Error: Cannot find module '${missing.replace(/[.]/g, '\\.')}'`);
             assert.match(r.stderr, line);
@@ -240,7 +243,7 @@ for (const stage of stagesFrom('day15')) {
 
         test('生成的 GeekAgent.json 列出发现的 MCP 工具（ask），读者改一个为 allow 后不再询问；已有条目不被改写', async () => {
             const cwd = workdir({ demo });
-            const r = await run(cwd, ['你好', '/mcp'], [text('你好！')]);
+            const r = await run(cwd, [TRUST, '你好', '/mcp'], [text('你好！')]);
             assert.equal(r.code, 0, r.stderr);
             const file = path.join(cwd, '.geekagent', 'GeekAgent.json');
             const saved = JSON.parse(fs.readFileSync(file, 'utf8'));
@@ -249,7 +252,8 @@ for (const stage of stagesFrom('day15')) {
             assert.equal(saved.tools.run_shell, 'ask', '内置工具的默认条目还在');
             saved.tools.mcp_demo_dice = 'allow';
             fs.writeFileSync(file, JSON.stringify(saved, null, 2));
-            const again = await run(cwd, ['掷一次骰子'], [tools(call('call_dice', 'mcp_demo_dice')), text('好了。')]);
+            // 每次运行都是新的临时 HOME，而且放行了一个工具，信任问题会再问一次
+            const again = await run(cwd, [TRUST, '掷一次骰子'], [tools(call('call_dice', 'mcp_demo_dice')), text('好了。')]);
             assert.equal(again.code, 0, again.stderr);
             assert.doesNotMatch(again.stdout, /即将调用 MCP 工具/);
             assert.match(again.results.call_dice, /^点数：[1-6]$/);
@@ -263,7 +267,7 @@ for (const stage of stagesFrom('day15')) {
             const cwd = workdir({ demo, crash: { command: 'node', args: [server('crash-on-start.mjs')], env: marked } });
             let sent = false;
             let runningBefore = 0;
-            const r = await run(cwd, ['/mcp'], [], {
+            const r = await run(cwd, [TRUST, '/mcp'], [], {
                 onSpawn: (child) => {
                     // 管道一直不关（不发 EOF）：agent 处理完 /mcp 就停在等下一行的空闲状态，退出只能来自信号
                     Object.assign(child.stdin!, { end: () => child.stdin });
@@ -296,7 +300,7 @@ for (const stage of stagesFrom('day15')) {
             const log = path.join(tempDir('geekagent-mcp-slow-'), 'received.log');
             const cwd = workdir({ slow: { command: 'node', args: [server('slow-tool.mjs')], env: { ...marked, MCP_TEST_LOG: log }, timeout: 60_000 } });
             let signalledAt = 0;
-            const r = await run(cwd, ['跑一下慢工具', 'y'], [tools(call('call_slow', 'mcp_slow_slow')), text('不该走到这里。')], {
+            const r = await run(cwd, [TRUST, '跑一下慢工具', 'y'], [tools(call('call_slow', 'mcp_slow_slow')), text('不该走到这里。')], {
                 onSpawn: (child) => {
                     Object.assign(child.stdin!, { end: () => child.stdin });
                     // 服务器记下 tools/call 时，调用确实在等响应
@@ -322,7 +326,7 @@ for (const stage of stagesFrom('day15')) {
                 // 配置里显式传进去的密钥服务器能看到；交给模型之前仍然被脱敏
                 envdump: { command: 'node', args: [server('env-dump.mjs')], env: { ...marked, PASSED_TOKEN: '${MY_SECRET_TOKEN}' } },
             }, { 'mcp_envdump_*': 'allow' });
-            const r = await run(cwd, ['把服务器的环境变量列出来'], [
+            const r = await run(cwd, [TRUST, '把服务器的环境变量列出来'], [
                 tools(call('call_env', 'mcp_envdump_env')),
                 text('列好了。'),
             ], { env: { MY_SECRET_TOKEN: SECRET } });

@@ -79,12 +79,15 @@ for (const stage of stagesFrom('day08')) {
         test('run_shell 设为 allow：不询问直接执行，下一行输入仍是对话', async () => {
             const cwd = tempDir('geekagent-perm-');
             writePermissions(cwd, '{"root":"..","tools":{"run_shell":"allow"}}');
-            const r = await run(cwd, ['跑个命令', '下一句'], [
+            // 项目配置放行了默认要询问的工具：第一行 y 回答启动时的信任问题，之后不再有任何确认
+            const r = await run(cwd, ['y', '跑个命令', '下一句'], [
                 tools(call('c1', 'run_shell', { command: 'echo allowed-$((40+2))' })), text('跑完了'), text('嗯'),
             ]);
             assert.equal(r.code, 0, r.stderr);
             assert.equal(r.results.c1, 'allowed-42');
-            assert.doesNotMatch(r.stdout, /\[y\/N\]|即将执行命令/);
+            assert.match(r.stdout, /信任文件夹 .* 吗？/);
+            assert.equal(r.stdout.split('[y/N]').length - 1, 1, '只有信任问题');
+            assert.doesNotMatch(r.stdout, /即将执行命令/);
             assert.deepEqual(userTexts(r.fake.requests.at(-1)!.body), ['跑个命令', '下一句']);
         });
 
