@@ -98,6 +98,13 @@ for (const stage of stagesFrom('day04')) {
             const command = ['env', '-i', ...Object.entries(vars).map(([k, v]) => quote(`${k}=${v}`)), 'sh', '-c', quote(script)].join(' ');
             tmux('new-session', '-d', '-x', '120', '-y', '50', '-s', 's', '-c', cwd, command);
             await waitUntil('启动横幅', () => screen().includes('GeekAgent'), 20_000, screen);
+            // day15 的 mcp.json 会启动服务器：先回答一次文件夹信任问题
+            const trustAsked = day15 ? 1 : 0;
+            if (day15) {
+                await waitUntil('信任问题', () => screen().includes('信任文件夹'), 20_000, screen);
+                tmux('send-keys', '-t', 's', '-l', 'y');
+                tmux('send-keys', '-t', 's', 'Enter');
+            }
 
             // 一轮：输入 → 确认 y → 等工具真的在跑 → Ctrl+C → 这一轮撤销，Agent 还活着
             let round = 0;
@@ -105,7 +112,7 @@ for (const stage of stagesFrom('day04')) {
                 round++;
                 tmux('send-keys', '-t', 's', '-l', `round ${round}`);
                 tmux('send-keys', '-t', 's', 'Enter');
-                await waitUntil(`${what}：确认提示`, () => count('[y/N]') >= round, 20_000, screen);
+                await waitUntil(`${what}：确认提示`, () => count('[y/N]') >= round + trustAsked, 20_000, screen);
                 tmux('send-keys', '-t', 's', '-l', 'y');
                 tmux('send-keys', '-t', 's', 'Enter');
                 await waitUntil(`${what}：开始执行`, running, 20_000, screen);
@@ -181,7 +188,7 @@ for (const stage of stagesFrom('day15')) {
             const started = Date.now();
             const r = await runStage(stage, {
                 cwd,
-                input: ['/help', 'hi', '/mcp'],
+                input: ['y', '/help', 'hi', '/mcp'],   // 第一行回答文件夹信任问题
                 env: { OPENAI_BASE_URL: fake.url },
                 timeoutMs: 20_000,
                 onSpawn: (child) => child.stdout!.on('data', (chunk: Buffer) => {

@@ -29,7 +29,8 @@ for (const stage of stagesFrom('day15')) {
         try {
             const mark = randomUUID();
             const started = Date.now();
-            const r = await runStage(stage, { input: ['构建一下', 'y'], cwd: workdir(mark, env), env: { OPENAI_BASE_URL: fake.url }, timeoutMs: 40_000 });
+            // 第一行回答文件夹信任问题（mcp.json 会启动服务器）
+            const r = await runStage(stage, { input: ['y', '构建一下', 'y'], cwd: workdir(mark, env), env: { OPENAI_BASE_URL: fake.url }, timeoutMs: 40_000 });
             assertNoRejections(fake);
             assert.equal(r.code, 0, r.stderr);
             assert.deepEqual(leftovers('', mark), [], '退出后还有 MCP 服务器进程');

@@ -47,7 +47,8 @@ for (const stage of stagesFrom('day15')) {
     async function run(servers: Record<string, unknown>, input: string[], replies: FakeReply[]) {
         const fake = await startFakeOpenAI({ replies });
         try {
-            const r = await runStage(stage, { input, cwd: workdir(servers), env: { OPENAI_BASE_URL: fake.url } });
+            // 第一行回答文件夹信任问题（mcp.json 会启动服务器）
+            const r = await runStage(stage, { input: ['y', ...input], cwd: workdir(servers), env: { OPENAI_BASE_URL: fake.url } });
             assertNoRejections(fake);
             assert.deepEqual(leftovers('', MARK), [], '退出后还有 MCP 服务器进程');
             return { ...r, requests: fake.requests };
