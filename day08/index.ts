@@ -9,6 +9,7 @@ import { EOF, InputQueue } from './input.js';
 import { setNoticeHandler } from './llm.js';
 import { loadPermissions, setupPermissions, type PermissionConfig } from './permissions.js';
 import { createPlain } from './plain.js';
+import { visible } from './screen-text.js';
 import { Sessions } from './sessions.js';
 import { registerShellTools } from './shell.js';
 import { UsageMeter } from './usage.js';
@@ -18,7 +19,7 @@ let permissions: PermissionConfig;
 try {
     permissions = loadPermissions();
 } catch (e) {
-    console.error((e as Error).message);
+    console.error(visible((e as Error).message));
     process.exit(1);
 }
 const chat = new Chat(cfg);
@@ -98,7 +99,7 @@ async function exit(): Promise<never> {
         say(`（退出前已保存 ${sessions.save(chat.history)} 个对话到 ${Sessions.path()}）`);
         if (generated) say(`（对话 id：${generated}——重启后先 /load 再 /open ${generated}）`);
     } catch (e) {
-        console.error((e as Error).message);
+        console.error(visible((e as Error).message));
     }
     say('bye');
     process.exit(0);

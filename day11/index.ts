@@ -12,6 +12,7 @@ import { loadMemory, registerMemoryTools } from './memory.js';
 import { loadPermissions, setupPermissions, type PermissionConfig } from './permissions.js';
 import { createPlain } from './plain.js';
 import { forceTodo, registerPlanningTools } from './planning.js';
+import { visible } from './screen-text.js';
 import { Sessions } from './sessions.js';
 import { registerShellTools } from './shell.js';
 import { activeSkill, listSkills, loadSkills } from './skills.js';
@@ -22,7 +23,7 @@ let permissions: PermissionConfig;
 try {
     permissions = loadPermissions();
 } catch (e) {
-    console.error((e as Error).message);
+    console.error(visible((e as Error).message));
     process.exit(1);
 }
 // 启动顺序：配置 → 权限 → 记忆 → 项目说明（根目录来自权限）→ Chat → 技能 → 前端
@@ -31,7 +32,7 @@ try {
     loadMemory();
     instructions = loadInstructions(permissions.root);
 } catch (e) {
-    console.error(`读取项目上下文失败：${(e as Error).message}`);
+    console.error(`读取项目上下文失败：${visible((e as Error).message)}`);
     process.exit(1);
 }
 const chat = new Chat(cfg);
@@ -119,7 +120,7 @@ async function exit(): Promise<never> {
         say(`（退出前已保存 ${sessions.save(chat.history)} 个对话到 ${Sessions.path()}）`);
         if (generated) say(`（对话 id：${generated}——重启后先 /load 再 /open ${generated}）`);
     } catch (e) {
-        console.error((e as Error).message);
+        console.error(visible((e as Error).message));
     }
     say('bye');
     process.exit(0);

@@ -127,12 +127,12 @@ test('流式 appendInline 的增量折行与一次性追加结果一致', () => 
     assert.equal(entryText(a.log, a.log.end - 1), '思考');
 });
 
-test('append 按换行拆行、CRLF 归一、控制字符清掉', () => {
+test('append 按换行拆行、CRLF 归一、控制字符（连同颜色序列）显示成可见的转义', () => {
     const s = createState();
     s.log.append('a\r\nb\tc\x07\x1b[2Jd\x1b[33me', 'system');
     assert.equal(s.log.end, 2);
     assert.equal(entryText(s.log, 0), 'a');
-    assert.equal(entryText(s.log, 1), 'b    cd\x1b[33me');
+    assert.equal(entryText(s.log, 1), 'b    c\\x07\\x1b[2Jd\\x1b[33me');
 });
 
 test('输入编辑：文字、中文、光标移动、退格、删除、粘贴', () => {
@@ -151,7 +151,8 @@ test('输入编辑：文字、中文、光标移动、退格、删除、粘贴',
     s.confirming = true;
     assert.deepEqual(applyKey(s, k('enter'), 80, 24), { type: 'submit', line: '' });
     assert.equal(confirmAnswer(' Y '), true);
-    assert.equal(confirmAnswer('yes'), false);
+    assert.equal(confirmAnswer('yes'), true);   // 和行模式一样，y 和 yes 都算同意
+    assert.equal(confirmAnswer('yess'), false);
 });
 
 test('↑/↓ 调出本次输入过的内容，草稿保留', () => {
