@@ -46,9 +46,10 @@ setConfirmFn(async (prompt) => {
     out('tool', prompt);
     out('tool', '[y/N] ', false);
     confirming = true;
+    const typed = interactive ? rl.line : '';   // 提问前已经打在行里、还没按回车的字也不算回答
     const item = await (interactive ? queue.nextFresh() : queue.next());
     confirming = false;
-    const answer = item === EOF ? '' : item.trim();
+    const answer = item === EOF ? '' : (item.startsWith(typed) ? item.slice(typed.length) : item).trim();
     if (!interactive) out('system', answer);
     return /^(y|yes)$/i.test(answer);
 });

@@ -83,7 +83,7 @@ describe('终端里：伪造的确认提示、提前打的 y', { skip }, () => {
     });
 
     for (const stage of stagesFrom('day04')) {
-        test(`${stage} 行模式：提示里看得到真实命令；提前打的 y 留给下一轮`, { timeout: 60_000 }, async () => {
+        test(`${stage} 行模式：提示里看得到真实命令；提前打的 y 留给下一轮，没回车的 y 不算回答`, { timeout: 60_000 }, async () => {
             const { name, cwd } = open(stage, stage !== 'day04');
             await until(name, '启动横幅', (s) => s.includes('GeekAgent'));
             const before = fake.requests.length;
@@ -93,11 +93,11 @@ describe('终端里：伪造的确认提示、提前打的 y', { skip }, () => {
             await until(name, '回复开始输出', (s) => s.includes('这段回复还在'));
             type(name, 'y');
             press(name, 'Enter');
+            type(name, 'y');   // 又打了一个 y，但没按回车
             const shown = await until(name, '确认提示', (s) => s.includes('[y/N]'));
             assert.ok(shown.includes(FORGED_SHOWN), shown);
             await assertNotApproved(cwd, before + 1);
-            type(name, 'n');
-            press(name, 'Enter');
+            press(name, 'Enter');   // 提问之后只按了回车：提问前打的 y 不算，这是默认的「否」
             await until(name, '提前打的 y 作为新一轮', (s) => s.includes('收到提前打的那行'));
             assert.deepEqual(userTexts(fake.requests.at(-1)!.body).slice(-2), ['开始', 'y']);
             assert.ok(!fs.existsSync(path.join(cwd, 'pwned.txt')));
