@@ -135,6 +135,15 @@ test('append 按换行拆行、CRLF 归一、控制字符（连同颜色序列�
     assert.equal(entryText(s.log, 1), 'b    c\\x07\\x1b[2Jd\\x1b[33me');
 });
 
+test('面板文字（可能来自项目配置）里的控制字符显示成可见的转义', () => {
+    const s = stateWith(1);
+    s.panel = ['根目录 \x1b]52;c;eA==\x07x', 'MCP a\x1b[2J'];
+    const frame = renderFrame(s, 80, 24);
+    assert.equal(plain(frame)[0].slice(51), ' │ 根目录 \\x1b]52;c;eA==\\x07x');
+    assert.ok(plain(frame)[1].includes('MCP a\\x1b[2J'));
+    assert.ok(frame.every((line) => !/\x1b(?!\[[0-9;]*m)/.test(line)), frame.join('\n'));   // 只剩自己加的颜色
+});
+
 test('输入编辑：文字、中文、光标移动、退格、删除、粘贴', () => {
     const s = createState();
     const feed = (keys: Key[]) => keys.map((k) => applyKey(s, k, 80, 24));
