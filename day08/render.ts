@@ -13,8 +13,8 @@ const colored = (color: Color, text: string): string => `\x1b[${CODES[color]}m${
 function panelCell(text = ''): string {
     const inner = PANEL_WIDTH - 2;
     let body = visible(text);
-    if (text.startsWith('─')) {
-        const label = text.replace(/^─+\s*/, '');
+    if (body.startsWith('─')) {
+        const label = body.replace(/^─+\s*/, '');
         body = truncateToWidth(label ? `─ ${label} ` : '', inner);
         body += '─'.repeat(inner - displayWidth(body));
     }
