@@ -11,9 +11,7 @@ export class Chat {
 
     constructor(private readonly cfg: Config) {}
 
-    reset(): void {
-        this.history = [];
-    }
+    reset(): void { this.history = []; }
 
     /** 一轮对话。任何失败（HTTP 错误、断网、断流、取消）都把历史截回本轮之前，已经显示的半截文字留在屏幕上。 */
     async *streamReply(input: string, signal?: AbortSignal): AsyncGenerator<ReplyPiece> {

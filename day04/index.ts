@@ -41,15 +41,17 @@ const HELP = [
     '/exit   退出（Ctrl+D、Ctrl+C 也可以）',
 ];
 
-// Day 3：工具请求确认时，下一行输入（包括管道里排队的下一行）就是回答；y / yes 同意，其余拒绝
+// Day 3：工具请求确认时，管道里的下一行就是回答；终端里只有提问之后打的一行算数，
+// 提前打的行（回复还没出来时敲的 y）留在队里，之后照常当输入处理。y / yes 同意，其余拒绝
 let confirming = false;
 setConfirmFn(async (prompt) => {
     out('tool', prompt);
     out('tool', '[y/N] ', false);
     confirming = true;
-    const item = await queue.next();
+    const typed = interactive ? rl.line : '';   // 提问前已经打在行里、还没按回车的字也不算回答
+    const item = await (interactive ? queue.nextFresh() : queue.next());
     confirming = false;
-    const answer = item === EOF ? '' : item.trim();
+    const answer = item === EOF ? '' : (item.startsWith(typed) ? item.slice(typed.length) : item).trim();
     if (!interactive) out('system', answer);
     return /^(y|yes)$/i.test(answer);
 });

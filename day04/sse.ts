@@ -188,9 +188,5 @@ function handleEvent(ev: SseEvent, acc: StreamAccumulator): string | null {
 }
 
 export function tryParse(text: string): any {
-    try {
-        return JSON.parse(text);
-    } catch {
-        return undefined;
-    }
+    try { return JSON.parse(text); } catch { return undefined; }
 }

@@ -89,10 +89,10 @@ export function createFullScreen(
         setBusy(busy: boolean) {
             tui.setBusy(busy);
         },
-        // 输入行变成 [y/N]；全屏界面里只有 y 表示同意
+        // 输入行变成 [y/N]。只有提问之后提交的一行能回答：之前排队的行留着，之后照常处理
         async confirm(prompt: string) {
             tui.showQuestion(prompt);
-            const item = await queue.next();
+            const item = await queue.nextFresh();
             const yes = item !== EOF && confirmAnswer(item);
             tui.answerQuestion(yes);
             tui.setQueued(queue.size);

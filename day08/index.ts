@@ -9,6 +9,7 @@ import { EOF, InputQueue } from './input.js';
 import { setNoticeHandler } from './llm.js';
 import { loadPermissions, setupPermissions, trustNeeds, untrusted, type PermissionConfig } from './permissions.js';
 import { createPlain } from './plain.js';
+import { visible } from './screen-text.js';
 import { Sessions } from './sessions.js';
 import { registerShellTools } from './shell.js';
 import { TRUST_FILE, trustFolder } from './trust.js';
@@ -19,7 +20,7 @@ let permissions: PermissionConfig;
 try {
     permissions = loadPermissions();
 } catch (e) {
-    console.error((e as Error).message);
+    console.error(visible((e as Error).message));
     process.exit(1);
 }
 const chat = new Chat(cfg);
@@ -112,11 +113,11 @@ function saveOnExit(): void {
         say(`（退出前已保存 ${sessions.save(chat.history)} 个对话到 ${Sessions.path()}）`);
         if (generated) say(`（对话 id：${generated}——重启后先 /load 再 /open ${generated}）`);
     } catch (e) {
-        console.error((e as Error).message);
+        console.error(visible((e as Error).message));
         try {
             console.error(`（这次的对话另存到 ${sessions.rescue(chat.history)}，改名为 sessions.json 后可以 /load）`);
         } catch (e) {
-            console.error(`另存也失败了：${(e as Error).message}`);
+            console.error(`另存也失败了：${visible((e as Error).message)}`);
         }
     }
 }
@@ -125,7 +126,7 @@ function saveOnExit(): void {
 for (const event of ['uncaughtException', 'unhandledRejection'] as const) {
     process.on(event, (e: unknown) => {
         ui.close();
-        console.error(`程序出错：${e instanceof Error ? e.stack : String(e)}`);
+        console.error(`程序出错：${visible(e instanceof Error ? String(e.stack) : String(e))}`);
         saveOnExit();
         process.exit(1);
     });

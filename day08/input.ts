@@ -19,6 +19,15 @@ export class InputQueue {
         return Promise.resolve(this.keep(this.items.shift()!));
     }
 
+    /** Day 4：终端里回答 [y/N] 用：只取此刻之后 push 的一项，已经排队的行留在原处；输入已经结束就是 EOF。 */
+    nextFresh(): Promise<InputItem> {
+        if (this.items.includes(EOF)) return Promise.resolve(EOF);
+        return new Promise((resolve) => this.waiters.push((item) => {
+            if (item === EOF) this.items.push(EOF);   // 排在已经排队的行之后：它们照常处理完才退出
+            resolve(item);
+        }));
+    }
+
     get size(): number {
         return this.items.filter((i) => i !== EOF).length;
     }

@@ -1,6 +1,7 @@
 // Day 7：一帧画什么。renderFrame 是 (状态, 列数, 行数) 的纯函数，返回每个屏幕行的文字（含颜色），
 // 不碰终端，所以能直接单测；写到终端、只重写变化的行是 tui.ts 的事。
 import { CODES, type Color } from './color.js';
+import { visible } from './screen-text.js';
 import { charWidth, displayWidth, padToWidth, truncateToWidth } from './term.js';
 import { layout, PANEL_WIDTH, viewTop, type TuiState } from './view.js';
 
@@ -8,12 +9,12 @@ import { layout, PANEL_WIDTH, viewTop, type TuiState } from './view.js';
 const colored = (color: Color, text: string): string => `\x1b[${CODES[color]}m${text}\x1b[0m`;
 
 // 面板行约定：普通行原样显示；以 '─' 开头的是分节线，例如 '─ 上下文' 画成 '─ 上下文 ────…' 铺满 26 列；
-// 空字符串是空行。每行前面是灰色的 '│ '，内容截到 26 列。
+// 空字符串是空行。每行前面是灰色的 '│ '，内容截到 26 列。面板文字可能来自项目配置（根目录、MCP 服务器名），控制字符要变成可见的转义。
 function panelCell(text = ''): string {
     const inner = PANEL_WIDTH - 2;
-    let body = text;
-    if (text.startsWith('─')) {
-        const label = text.replace(/^─+\s*/, '');
+    let body = visible(text);
+    if (body.startsWith('─')) {
+        const label = body.replace(/^─+\s*/, '');
         body = truncateToWidth(label ? `─ ${label} ` : '', inner);
         body += '─'.repeat(inner - displayWidth(body));
     }

@@ -68,7 +68,7 @@ export function applyKey(state: TuiState, key: Key, cols: number, rows: number):
     return null;
 }
 
-// 全屏界面里只有 y（不分大小写）算同意
+// y 或 yes（不分大小写）算同意，和行模式一样
 export function confirmAnswer(line: string): boolean {
-    return line.trim().toLowerCase() === 'y';
+    return /^(y|yes)$/i.test(line.trim());
 }

@@ -32,7 +32,7 @@ export class Tui {
     private lastFrame = 0;
     private timer: NodeJS.Timeout | null = null;
     private escTimer: NodeJS.Timeout | null = null;
-    private question: { seq: number; text: string } | null = null;
+    private question: { seq: number; text: string; draft: string[] } | null = null;
 
     constructor(private readonly opts: TuiOptions) {}
 
@@ -91,7 +91,10 @@ export class Tui {
         const text = lines.pop() ?? '确认';
         for (const line of lines) this.state.log.append(line, 'tool');
         this.state.log.append(text, 'tool');
-        this.question = { seq: this.state.log.end - 1, text };
+        // 输入行里提问前打的字先收起来、答完放回：只有提问之后打的字能回答
+        this.question = { seq: this.state.log.end - 1, text, draft: this.state.input };
+        this.state.input = [];
+        this.state.cursor = 0;
         this.setConfirming(true);
     }
 
@@ -100,6 +103,7 @@ export class Tui {
         const mark = yes ? ' → y' : ' → n';
         const q = this.question;
         this.question = null;
+        if (q) [this.state.input, this.state.cursor] = [q.draft, q.draft.length];
         const log = this.state.log;
         if (q && q.seq === log.end - 1 && log.color(q.seq) === 'tool') log.appendInline(mark, 'tool');
         else log.append((q?.text ?? '确认') + mark, 'tool');

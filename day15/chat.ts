@@ -64,9 +64,7 @@ export class Chat {
         return `${s} 条旧消息已合并为 1 条摘要`;
     }
 
-    reset(): void {
-        this.history = [];
-    }
+    reset(): void { this.history = []; }
 
     /** 一轮对话。任何失败（HTTP 错误、断网、断流、取消）都把历史截回本轮之前，已经显示的半截文字留在屏幕上。 */
     async *streamReply(input: string, signal?: AbortSignal): AsyncGenerator<ReplyPiece> {

@@ -17,6 +17,7 @@ import { loadPermissions, setupPermissions, trustNeeds, untrusted, type Permissi
 import { createPlain } from './plain.js';
 import { forceTodo, registerPlanningTools } from './planning.js';
 import { loadRag, registerRagTools } from './rag.js';
+import { visible } from './screen-text.js';
 import { Sessions } from './sessions.js';
 import { registerShellTools } from './shell.js';
 import { activeSkill, listSkills, loadSkills } from './skills.js';
@@ -28,7 +29,7 @@ let permissions: PermissionConfig;
 try {
     permissions = loadPermissions();
 } catch (e) {
-    console.error((e as Error).message);
+    console.error(visible((e as Error).message));
     process.exit(1);
 }
 // 启动顺序：配置 → 权限 → 记忆 → Chat → 技能 → 前端 → 信任 → 项目说明（根目录来自权限，信任问题答完才定）
@@ -37,7 +38,7 @@ try {
     loadMemory();
     loadRag();
 } catch (e) {
-    console.error(`读取项目上下文失败：${(e as Error).message}`);
+    console.error(`读取项目上下文失败：${visible((e as Error).message)}`);
     process.exit(1);
 }
 const fullScreen = Boolean(process.stdin.isTTY && process.stdout.isTTY);
@@ -47,7 +48,7 @@ try {
     // 用 err 而不是 paint：颜色要看 stderr 是不是终端（paint 看的是 stdout）
     mcp = createMcp(fullScreen ? undefined : (name, line) => err('reasoning', `[mcp:${name}] ${line}`));
 } catch (e) {
-    console.error((e as Error).message);
+    console.error(visible((e as Error).message));
     process.exit(1);
 }
 let recall = '';
@@ -171,11 +172,11 @@ function saveOnExit(): void {
         say(`（退出前已保存 ${sessions.save(chat.history)} 个对话到 ${Sessions.path()}）`);
         if (generated) say(`（对话 id：${generated}——重启后先 /load 再 /open ${generated}）`);
     } catch (e) {
-        console.error((e as Error).message);
+        console.error(visible((e as Error).message));
         try {
             console.error(`（这次的对话另存到 ${sessions.rescue(chat.history)}，改名为 sessions.json 后可以 /load）`);
         } catch (e) {
-            console.error(`另存也失败了：${(e as Error).message}`);
+            console.error(`另存也失败了：${visible((e as Error).message)}`);
         }
     }
 }
@@ -184,7 +185,7 @@ function saveOnExit(): void {
 for (const event of ['uncaughtException', 'unhandledRejection'] as const) {
     process.on(event, (e: unknown) => {
         ui.close();
-        console.error(`程序出错：${e instanceof Error ? e.stack : String(e)}`);
+        console.error(`程序出错：${visible(e instanceof Error ? String(e.stack) : String(e))}`);
         saveOnExit();
         process.exit(1);
     });

@@ -1,5 +1,6 @@
 // Day 7：全屏界面的消息日志。每条记住按某个宽度折好的行，一帧只需折可见的那几条。
 import type { Color } from './color.js';
+import { visible } from './screen-text.js';
 import { wrapText } from './term.js';
 
 export const LOG_LIMIT = 1000;   // 日志最多保留的行数（按 append 的行算，不按折行后的屏幕行算）
@@ -12,10 +13,10 @@ interface Entry {
     fresh: string;   // 上次折行之后追加的文字
 }
 
-// 去掉会搞乱屏幕的控制字符：只保留换行和颜色序列（SGR），Tab 换成空格，\r 丢掉（CRLF 因此变成 \n）
-const CONTROL = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|[\x00-\x08\x0b-\x1f\x7f]/g;
+// 日志里的文字都不可信：控制字符一律显示成 \x1b 这样的转义，连颜色序列（比如隐藏文字的 \x1b[8m）也不放过，
+// 颜色只由条目的 Color 决定。CRLF 变成 \n，Tab 换成空格
 function clean(text: string): string {
-    return text.replace(/\t/g, '    ').replace(CONTROL, (m) => (/^\x1b\[[0-9;]*m$/.test(m) ? m : ''));
+    return visible(text.replace(/\r\n/g, '\n').replace(/\t/g, '    '));
 }
 
 // 日志条目用绝对序号 seq 编号：超过上限丢掉旧行时 first 增长，滚动锚点不会因此错位。

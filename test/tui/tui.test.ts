@@ -127,12 +127,21 @@ test('流式 appendInline 的增量折行与一次性追加结果一致', () => 
     assert.equal(entryText(a.log, a.log.end - 1), '思考');
 });
 
-test('append 按换行拆行、CRLF 归一、控制字符清掉', () => {
+test('append 按换行拆行、CRLF 归一、控制字符（连同颜色序列）显示成可见的转义', () => {
     const s = createState();
     s.log.append('a\r\nb\tc\x07\x1b[2Jd\x1b[33me', 'system');
     assert.equal(s.log.end, 2);
     assert.equal(entryText(s.log, 0), 'a');
-    assert.equal(entryText(s.log, 1), 'b    cd\x1b[33me');
+    assert.equal(entryText(s.log, 1), 'b    c\\x07\\x1b[2Jd\\x1b[33me');
+});
+
+test('面板文字（可能来自项目配置）里的控制字符显示成可见的转义', () => {
+    const s = stateWith(1);
+    s.panel = ['根目录 \x1b]52;c;eA==\x07x', 'MCP a\x1b[2J'];
+    const frame = renderFrame(s, 80, 24);
+    assert.equal(plain(frame)[0].slice(51), ' │ 根目录 \\x1b]52;c;eA==\\x07x');
+    assert.ok(plain(frame)[1].includes('MCP a\\x1b[2J'));
+    assert.ok(frame.every((line) => !/\x1b(?!\[[0-9;]*m)/.test(line)), frame.join('\n'));   // 只剩自己加的颜色
 });
 
 test('输入编辑：文字、中文、光标移动、退格、删除、粘贴', () => {
@@ -151,7 +160,8 @@ test('输入编辑：文字、中文、光标移动、退格、删除、粘贴',
     s.confirming = true;
     assert.deepEqual(applyKey(s, k('enter'), 80, 24), { type: 'submit', line: '' });
     assert.equal(confirmAnswer(' Y '), true);
-    assert.equal(confirmAnswer('yes'), false);
+    assert.equal(confirmAnswer('yes'), true);   // 和行模式一样，y 和 yes 都算同意
+    assert.equal(confirmAnswer('yess'), false);
 });
 
 test('↑/↓ 调出本次输入过的内容，草稿保留', () => {
