@@ -22,6 +22,7 @@ const TOKEN_SHAPES = new RegExp([
     AWS_KEY_ID,
     /(?<![\w-])xox[abposr]-[A-Za-z0-9-]{10,}/,                     // Slack
     /(?<![\w-])eyJ[\w-]{5,}\.eyJ[\w-]{5,}\.[\w-]*/,                // JWT
+    /-----BEGIN[A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END[A-Z ]*PRIVATE KEY-----|$)/, // 私钥；缺了结尾就一直换到文字末尾
 ].map((r) => r.source).join('|'), 'g');
 // AWS Secret Key 只是 40 个 base64 字符，单看认不出；和 Key ID 出现在同一段文字里时才当作密钥（要求大小写都有，避开 git 哈希）
 const AWS_SECRET = /(?<![A-Za-z0-9/+])(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[A-Z])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g;

@@ -32,6 +32,7 @@ const SHAPES = {
     slack: 'xoxb-123456789012-abcdefghijkl',
     jwt: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJlLXBhcnQtaGVyZQ',
     urlPassword: 'Hx72kPq9Lm3nRt',
+    pem: 'MIIEpAIBAAKCAQEAx7Hq2Vb9Lm4Np8Rt3Wz6Yc1Kd5Fg0Js',
 };
 const SECRETS = [...Object.values(ENV), 'Pg7Secret9Word3x', DOTENV_OPENAI, DOTENV_AWS, ...Object.values(SHAPES)];
 
@@ -77,6 +78,10 @@ const NOTES = [
     `jwt: ${SHAPES.jwt}`,
     `remote: https://deploy:${SHAPES.urlPassword}@git.example.com/repo.git`,
     'git: 3f786850e387550fdab836ed7e6dc881de23001b',
+    '-----BEGIN RSA PRIVATE KEY-----',
+    SHAPES.pem,
+    '-----END RSA PRIVATE KEY-----',
+    '私钥之后的正文',
 ].join('\n');
 
 async function run(stage: string, cwd: string, input: string[], replies: FakeReply[]) {
@@ -119,6 +124,7 @@ for (const stage of stagesFrom('day08')) {
             assert.match(r.results.page1, /^（文件共 \d+ 个字符，本次读取 0-2000）\n\.{1990}\[REDACT/);
             assert.match(r.results.notes, /https:\/\/deploy:\[REDACTED\]@git\.example\.com/);
             assert.match(r.results.notes, /git: 3f786850e387550fdab836ed7e6dc881de23001b/, 'git 哈希不是密钥');
+            assert.match(r.results.notes, /\[REDACTED\]\n私钥之后的正文/);
             assert.match(r.results.sh_cut, /^ {1985}\[REDACT/);
             assert.match(r.results.sh_bytes, /^命令失败（输出超过 8000 字节）/);
         });
