@@ -4,6 +4,7 @@ import path from 'node:path';
 import { applyHunks, diff, type Hunk } from './diff.js';
 import { glob, GLOB_LIMIT } from './glob.js';
 import { authorize, permissionRoot, safeGlob, safePath } from './permissions.js';
+import { redact } from './redact.js';
 import { MAX_OUTPUT_CHARS, registerTool, stringArg } from './tools.js';
 import { backup } from './undo.js';
 
@@ -66,7 +67,8 @@ export function registerFileTools(): void {
             const file = stringArg(args, 'path');
             let text: string;
             try {
-                text = fs.readFileSync(resolvePath(file), 'utf8');
+                // 先脱敏整个文件再分页：offset 和页边界都不会把密钥切成认不出的半截
+                text = redact(fs.readFileSync(resolvePath(file), 'utf8'));
             } catch (e) {
                 return `读取文件失败：${(e as Error).message}`;
             }

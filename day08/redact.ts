@@ -1,14 +1,57 @@
-// Day 8：密钥脱敏。名字里带 KEY / TOKEN / SECRET / PASSWORD 的环境变量，其值在工具结果和确认提示里
-// 被替换成 [REDACTED:NAME]，这样密钥既不会发给模型，也不会显示在屏幕上。
-export function isSecretName(name: string): boolean {
-    return /KEY|TOKEN|SECRET|PASSWORD/i.test(name);
+// Day 8：密钥脱敏。密钥在工具结果和确认提示里被替换成 [REDACTED:NAME]，这样既不会发给模型，也不会显示在屏幕上。
+// 调用方必须先脱敏整段文字、再分页或截断：切在密钥中间的半截，这里就认不出来了。
+import fs from 'node:fs';
+import { parseEnv } from 'node:util';
+
+// 名字像密钥的变量；AUTHOR（如 GIT_AUTHOR_NAME）不算
+const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|(^|_)PAT(_|$)|(^|_)AUTH(?!OR)/i;
+// scheme://user:password@host 里的密码
+const URL_PASSWORD = /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)([^\s/@]+)@/i;
+
+/** 名字像密钥，或者值是带密码的 URL（如 DATABASE_URL=postgres://u:pw@h/db）。MCP 服务器的环境也按这条规则过滤。 */
+export function isSecretVar(name: string, value: string): boolean {
+    return SECRET_NAME.test(name) || URL_PASSWORD.test(value);
+}
+
+const AWS_KEY_ID = /\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/;
+// 常见密钥格式：就算不在任何变量里（比如写在某个文件里），也认得出来。
+// 每种都只从一串字符的开头匹配（前面不是同类字符），否则像 eyJeyJeyJ… 这样的长串会让正则变成平方级
+const TOKEN_SHAPES = new RegExp([
+    /(?<![\w-])sk-[\w-]*[A-Za-z0-9]{20}/,                         // OpenAI、DeepSeek 等
+    /(?<![\w-])(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,})/, // GitHub
+    AWS_KEY_ID,
+    /(?<![\w-])xox[abposr]-[A-Za-z0-9-]{10,}/,                     // Slack
+    /(?<![\w-])eyJ[\w-]{5,}\.eyJ[\w-]{5,}\.[\w-]*/,                // JWT
+    /-----BEGIN[A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END[A-Z ]*PRIVATE KEY-----|$)/, // 私钥；缺了结尾就一直换到文字末尾
+].map((r) => r.source).join('|'), 'g');
+// AWS Secret Key 只是 40 个 base64 字符，单看认不出；和 Key ID 出现在同一段文字里时才当作密钥（要求大小写都有，避开 git 哈希）
+const AWS_SECRET = /(?<![A-Za-z0-9/+])(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[A-Z])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g;
+
+/** 环境变量和 .env 里的密钥值（两边不同时都算），长的在前：一个值包含另一个值时不会只换一半。 */
+function secretValues(): [string, string][] {
+    let dotEnv: NodeJS.Dict<string> = {};
+    try {
+        dotEnv = parseEnv(fs.readFileSync('.env', 'utf8'));
+    } catch { /* 没有 .env 或读不了：只看环境变量 */ }
+    const found = new Map<string, string>();
+    for (const [name, value] of [...Object.entries(process.env), ...Object.entries(dotEnv)]) {
+        if (typeof value !== 'string' || !isSecretVar(name, value)) continue;
+        if (!found.has(value)) found.set(value, name);
+        const password = URL_PASSWORD.exec(value)?.[2];
+        if (password && !found.has(password)) found.set(password, name);   // 密码也可能单独出现在别处
+    }
+    // 太短的值（如 KEYTIMEOUT=1）会把普通字符也替换掉，跳过
+    return [...found].filter(([value]) => value.length >= 4).sort((a, b) => b[0].length - a[0].length);
 }
 
 export function redact(text: string): string {
-    const secrets = Object.entries(process.env)
-        // 太短的值（如 KEYTIMEOUT=1）会把普通字符也替换掉，跳过
-        .filter((e): e is [string, string] => isSecretName(e[0]) && typeof e[1] === 'string' && e[1].length >= 4)
-        .sort((a, b) => b[1].length - a[1].length);   // 长的先换：一个值包含另一个值时不会只换一半
-    for (const [name, value] of secrets) text = text.split(value).join(`[REDACTED:${name}]`);
-    return text;
+    const secrets = secretValues();
+    if (secrets.length > 0) {
+        const names = new Map(secrets);
+        const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        // 一个合并的正则扫一遍：按长度排好的分支保证同一位置先匹配最长的值
+        text = text.replace(new RegExp(secrets.map(([value]) => escape(value)).join('|'), 'g'), (v) => `[REDACTED:${names.get(v)}]`);
+    }
+    if (AWS_KEY_ID.test(text)) text = text.replace(AWS_SECRET, '[REDACTED]');
+    return text.replace(TOKEN_SHAPES, '[REDACTED]').replace(new RegExp(URL_PASSWORD, 'gi'), '$1[REDACTED]@');
 }

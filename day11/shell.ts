@@ -75,8 +75,9 @@ export function runShell(command: string, timeoutMs = SHELL_TIMEOUT_MS, signal?:
         const onAbort = () => kill('已取消');
         signal?.addEventListener('abort', onAbort, { once: true });
         const collect = (into: Buffer[]) => (chunk: Buffer) => {
-            // 超限的那一块也留下放得下的部分：一次读到的块可能比上限还大，整块丢掉就什么输出都看不到了
-            into.push(chunk.subarray(0, Math.max(0, SHELL_MAX_BYTES - bytes)));
+            // 超限的那一块整块留下，不从中间切开：切开的地方可能正好在密钥中间，半截密钥脱敏认不出来。
+            // 交给模型之前 truncateOutput 会先脱敏、再截到 2000 个字符
+            if (bytes < SHELL_MAX_BYTES) into.push(chunk);
             bytes += chunk.length;
             if (bytes > SHELL_MAX_BYTES) kill(`输出超过 ${SHELL_MAX_BYTES} 字节`);
         };

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { isObject } from './jsonrpc.js';
-import { isSecretName } from './redact.js';
+import { isSecretVar } from './redact.js';
 import { quote } from './trust.js';
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -95,12 +95,12 @@ export function loadMcpConfig(file: string): McpEntry[] {
     });
 }
 
-// 服务器继承 agent 的环境，但去掉名字像密钥的变量（与 Day 8 脱敏同一条规则）：模型 API Key 不该流到第三方程序里；
+// 服务器继承 agent 的环境，但去掉像密钥的变量（名字像密钥或值是带密码的 URL，与 Day 8 脱敏同一条规则）：模型 API Key 不该流到第三方程序里；
 // 配置里的 env 叠加在上面，用户明确写出的变量（哪怕像密钥）照传
 export function serverEnv(config: McpServerConfig): Record<string, string> {
     const env: Record<string, string> = {};
     for (const [name, value] of Object.entries(process.env)) {
-        if (value !== undefined && !isSecretName(name)) env[name] = value;
+        if (value !== undefined && !isSecretVar(name, value)) env[name] = value;
     }
     return { ...env, ...config.env };
 }

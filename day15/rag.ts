@@ -5,6 +5,7 @@ import path from 'node:path';
 import { buildIndex, chunkEntry, rank, recallTerms } from './bm25.js';
 import { htmlTitle, htmlToText } from './html.js';
 import { authorize, safePath } from './permissions.js';
+import { redact } from './redact.js';
 import { loadJson, writeJsonAtomic } from './storage.js';
 import { registerTool } from './tools.js';
 import { fetchText } from './web.js';
@@ -74,6 +75,9 @@ export async function addToRag(source: string): Promise<string> {
     } catch (e) {
         return `收录失败：${(e as Error).message}`;
     }
+    // 先脱敏整篇再切块：块边界不会把密钥切成认不出的两半，知识库文件里也不存原值
+    text = redact(text);
+    title = redact(title);
     if (!text.trim()) return '内容为空，未收录';
     if (text.length > MAX_CHARS) return `内容太大（${text.length} 个字符，上限 2MB），未收录`;
     const chunks = chunkEntry(text, 0, CHUNK).map((c) => ({ start: c.start, text: c.text }));

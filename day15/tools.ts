@@ -74,6 +74,7 @@ export async function execTool(name: string, argsJson: string, signal?: AbortSig
 export const MAX_OUTPUT_CHARS = 2000;
 
 export function truncateOutput(text: string, max = MAX_OUTPUT_CHARS): string {
+    text = redact(text);   // 先脱敏再截断：截断点落在密钥中间时，留下的半截就认不出来了
     return text.length <= max ? text : `${text.slice(0, max)}\n…(已截断，共 ${text.length} 个字符)`;
 }
 

@@ -215,7 +215,8 @@ for (const stage of stagesFrom('day04')) {
 
         test('runShell 输出超过 8000 字节：停下并报告，保留已收到的部分', async () => {
             const result: string = await runShell("head -c 20000 /dev/zero | tr '\\0' a");
-            assert.equal(result, `命令失败（输出超过 8000 字节）\n${'a'.repeat(8000)}`);
+            // Day 8 起超限的那一块整块留下（不在密钥中间切开），所以至少 8000 字节、至多全部
+            assert.match(result, /^命令失败（输出超过 8000 字节）\na{8000,20000}$/);
         });
 
         test('run_shell 工具：同意后执行并截断到 2000 字符；拒绝不执行；缺参数有说明', async () => {
