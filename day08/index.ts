@@ -11,6 +11,7 @@ import { loadPermissions, setupPermissions, type PermissionConfig } from './perm
 import { createPlain } from './plain.js';
 import { Sessions } from './sessions.js';
 import { registerShellTools } from './shell.js';
+import { traceStatus } from './trace.js';
 import { UsageMeter } from './usage.js';
 
 const cfg = loadConfig();
@@ -55,6 +56,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal
 const BANNER = 'GeekAgent Day 8 — 权限边界与写入回滚（day08）';
 ui.print('system', BANNER);
 ui.print('system', `模型：${cfg.model}　当前对话：${sessions.currentId}　输入 /help 查看命令`);
+if (process.env.GEEKAGENT_TRACE) ui.print('system', traceStatus(false));
 
 async function turn(text: string): Promise<void> {
     const controller = new AbortController();

@@ -15,6 +15,7 @@ import { forceTodo, registerPlanningTools } from './planning.js';
 import { Sessions } from './sessions.js';
 import { registerShellTools } from './shell.js';
 import { activeSkill, listSkills, loadSkills } from './skills.js';
+import { traceStatus } from './trace.js';
 import { UsageMeter } from './usage.js';
 
 const cfg = loadConfig();
@@ -74,6 +75,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal
 const BANNER = 'GeekAgent Day 11 — 技能（day11）';
 ui.print('system', BANNER);
 ui.print('system', `模型：${cfg.model}　当前对话：${sessions.currentId}　输入 /help 查看命令`);
+if (process.env.GEEKAGENT_TRACE) ui.print('system', traceStatus(false));
 ui.print('system', `技能：${listSkills().map((k) => k.name).join('、') || '无'}（/skills 查看，/use 启用，/unuse 停用）`);
 for (const message of skillErrors) ui.print('error', message);
 
