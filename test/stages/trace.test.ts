@@ -62,9 +62,12 @@ function assertStreamTraced(entries: [string, string, string][], fixture: string
 
 for (const stage of stagesFrom('day01')) {
     describe(`${stage}: 协议追踪（模型 API）`, () => {
-        test('GEEKAGENT_TRACE=llm：两轮对话的请求体、状态和录制流的每一行都按顺序在追踪里；密钥不在', async () => {
-            const r = await run(stage, ['你好', '再说一遍'], [sseFixture('ollama-style'), sseFixture('multiline-data')], { env: { GEEKAGENT_TRACE: 'llm' } });
+        test('GEEKAGENT_TRACE=llm：两轮对话的请求体、状态和录制流的每一行都按顺序在追踪里；密钥不在；超过 4 MiB 的旧文件换成 .1', async () => {
+            const old = 'x'.repeat(4 * 1024 * 1024 + 1) + '\n';
+            const cwd = tempDir({ [TRACE]: old });
+            const r = await run(stage, ['你好', '再说一遍'], [sseFixture('ollama-style'), sseFixture('multiline-data')], { cwd, env: { GEEKAGENT_TRACE: 'llm' } });
             assert.equal(r.code, 0, r.stderr);
+            assert.equal(fs.readFileSync(path.join(cwd, `${TRACE}.1`), 'utf8'), old, '旧文件原样留作 .1');
             assert.match(r.stdout, /协议追踪已开启.*\.geekagent\/trace\.log/);
             assert.match(r.stdout, /My name is Neo Vim\./);
             const entries = parse(r.lines);
