@@ -4,6 +4,7 @@ import { Chat, type ReplyPiece } from './chat.js';
 import { colorEnabled, err, out, paint } from './color.js';
 import { loadConfig } from './config.js';
 import { EOF, InputQueue } from './input.js';
+import { traceStatus } from './trace.js';
 
 const cfg = loadConfig();
 const chat = new Chat(cfg);
@@ -14,6 +15,7 @@ let running: AbortController | null = null;
 const BANNER = 'GeekAgent Day 1 — 最简单的 Agent（day01）';
 out('system', BANNER);
 out('system', `模型：${cfg.model}　输入 /help 查看命令`);
+if (process.env.GEEKAGENT_TRACE) out('system', traceStatus(false));
 
 const rl = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: interactive });
 rl.setPrompt(paint('user', 'You › '));
@@ -27,6 +29,7 @@ process.stdout.on('error', () => exit());   // 读输出的一方先关了管道
 const HELP = [
     '/help   显示帮助',
     '/reset  清空对话记忆',
+    '/trace  开关协议追踪（和模型收发的原文，写入 .geekagent/trace.log）',
     '/exit   退出（Ctrl+D、Ctrl+C 也可以）',
 ];
 
@@ -34,6 +37,7 @@ const HELP = [
 function command(line: string): boolean {
     if (line === '/exit') return false;
     if (line === '/help') out('system', HELP.join('\n'));
+    else if (line === '/trace') out('system', traceStatus(true));
     else if (line === '/reset') {
         chat.reset();
         out('system', '（对话记忆已清空）');

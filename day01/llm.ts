@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { err } from './color.js';
 import type { Config } from './config.js';
 import { errorMessage, readChatStream, tryParse, type Delta, type StreamResult } from './sse.js';
+import { trace } from './trace.js';
 
 export interface Message {
     role: 'user' | 'assistant';
@@ -17,10 +18,12 @@ const MAX_RETRIES = 2;
 /** 发请求：连接失败和 408/409/429/5xx 最多重试两次。流开始之后就不再重试：重放会让已经显示的文字重复。 */
 async function post(cfg: Config, body: object, signal?: AbortSignal): Promise<Response> {
     const headers = { 'Authorization': `Bearer ${cfg.apiKey}`, 'Content-Type': 'application/json', 'Accept': 'text/event-stream' };
+    const json = JSON.stringify(body);   // 只序列化一次：每次重试、追踪用的都是这一份
     for (let attempt = 0; ; attempt++) {
         let res: Response;
+        trace('→', json);
         try {
-            res = await fetch(`${cfg.baseUrl}/chat/completions`, { method: 'POST', headers, body: JSON.stringify(body), signal });
+            res = await fetch(`${cfg.baseUrl}/chat/completions`, { method: 'POST', headers, body: json, signal });
         } catch (e) {
             if (signal?.aborted) throw e;   // 用户取消：不报错也不重试
             const cause = (e as { cause?: { code?: string; message?: string } }).cause;   // 真正的原因（ECONNREFUSED……）藏在这里
@@ -29,6 +32,7 @@ async function post(cfg: Config, body: object, signal?: AbortSignal): Promise<Re
             await wait(backoff(attempt), reason, signal);
             continue;
         }
+        trace('←', `HTTP ${res.status}`);
         if (res.ok) return res;
         const raw = await res.text();
         const payload = tryParse(raw);
@@ -61,6 +65,7 @@ function retryAfter(h: Headers): number | undefined {
 const backoff = (n: number) => Math.min(500 * 2 ** n, 8000) * (1 - 0.25 * Math.random());
 
 async function wait(ms: number, reason: string, signal?: AbortSignal): Promise<void> {
+    trace('·', `${(ms / 1000).toFixed(1)} 秒后重试（${reason}）`);
     err('system', `${(ms / 1000).toFixed(1)} 秒后重试（${reason}）…`);
     await sleep(ms, undefined, { signal });   // Ctrl+C 或退出时立刻结束等待
 }

@@ -7,6 +7,7 @@ import { registerFileTools } from './files.js';
 import { EOF, InputQueue } from './input.js';
 import { registerShellTools } from './shell.js';
 import { listTools, setConfirmFn } from './tools.js';
+import { traceStatus } from './trace.js';
 
 const cfg = loadConfig();
 const chat = new Chat(cfg);
@@ -20,6 +21,7 @@ let running: AbortController | null = null;
 const BANNER = 'GeekAgent Day 4 — 文件工具与工具注册表（day04）';
 out('system', BANNER);
 out('system', `模型：${cfg.model}　输入 /help 查看命令`);
+if (process.env.GEEKAGENT_TRACE) out('system', traceStatus(false));
 
 const rl = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: interactive });
 rl.setPrompt(paint('user', 'You › '));
@@ -38,6 +40,7 @@ process.stdout.on('error', () => exit());   // 读输出的一方先关了管道
 const HELP = [
     '/help   显示帮助',
     '/reset  清空对话记忆',
+    '/trace  开关协议追踪（和模型收发的原文，写入 .geekagent/trace.log）',
     '/exit   退出（Ctrl+D、Ctrl+C 也可以）',
 ];
 
@@ -62,7 +65,7 @@ function command(line: string): boolean {
     if (line === '/help') {
         out('system', HELP.join('\n'));
         out('system', '可用工具：\n' + listTools().map((t) => `  ${t.name}  ${t.description}`).join('\n'));
-    }
+    } else if (line === '/trace') out('system', traceStatus(true));
     else if (line === '/reset') {
         chat.reset();
         out('system', '（对话记忆已清空）');

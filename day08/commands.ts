@@ -5,6 +5,7 @@ import type { FrontEnd } from './frontend.js';
 import { PERMISSIONS_FILE } from './permissions.js';
 import { Sessions } from './sessions.js';
 import { listTools } from './tools.js';
+import { traceStatus } from './trace.js';
 import { undo } from './undo.js';
 
 export interface CommandContext {
@@ -97,6 +98,12 @@ const COMMANDS: Record<string, Command> = {
         failure: '撤销失败',
         run({ info }) {
             info(`（${undo()}）`);
+        },
+    },
+    '/trace': {
+        help: '开关协议追踪（和模型收发的原文，写入 .geekagent/trace.log）',
+        run({ info }) {
+            info(traceStatus(true));
         },
     },
     '/exit': {

@@ -12,6 +12,7 @@ import { createPlain } from './plain.js';
 import { visible } from './screen-text.js';
 import { Sessions } from './sessions.js';
 import { registerShellTools } from './shell.js';
+import { traceStatus } from './trace.js';
 import { TRUST_FILE, trustFolder } from './trust.js';
 import { UsageMeter } from './usage.js';
 
@@ -63,6 +64,7 @@ if (!(await trustFolder(needs, (q) => ui.confirm(q), (line) => ui.print('error',
     ui.print('system', `未信任此文件夹：根目录仍是本文件夹，项目的 allow 规则不生效（deny 规则照常）；删掉 ${TRUST_FILE} 里它的那一项可重新询问`);
 }
 setupPermissions(permissions, (prompt) => ui.confirm(prompt));
+if (process.env.GEEKAGENT_TRACE) ui.print('system', traceStatus(false));
 
 async function turn(text: string): Promise<void> {
     const controller = new AbortController();

@@ -8,6 +8,7 @@ import { formatTodos, getTodos } from './planning.js';
 import { Sessions } from './sessions.js';
 import { activeSkill, listSkills, unuseSkill, useSkill } from './skills.js';
 import { listTools } from './tools.js';
+import { traceStatus } from './trace.js';
 import { undo } from './undo.js';
 
 export interface CommandContext {
@@ -141,6 +142,12 @@ const COMMANDS: Record<string, Command> = {
         run({ ui }) {
             unuseSkill();
             ui.print('tool', '（技能已卸载，恢复默认行为）');
+        },
+    },
+    '/trace': {
+        help: '开关协议追踪（和模型收发的原文，写入 .geekagent/trace.log）',
+        run({ info }) {
+            info(traceStatus(true));
         },
     },
     '/exit': {

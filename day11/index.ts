@@ -16,6 +16,7 @@ import { visible } from './screen-text.js';
 import { Sessions } from './sessions.js';
 import { registerShellTools } from './shell.js';
 import { activeSkill, listSkills, loadSkills } from './skills.js';
+import { traceStatus } from './trace.js';
 import { TRUST_FILE, trustFolder } from './trust.js';
 import { UsageMeter } from './usage.js';
 
@@ -79,6 +80,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal
 const BANNER = 'GeekAgent Day 11 — 技能（day11）';
 ui.print('system', BANNER);
 ui.print('system', `模型：${cfg.model}　当前对话：${sessions.currentId}　输入 /help 查看命令`);
+if (process.env.GEEKAGENT_TRACE) ui.print('system', traceStatus(false));
 ui.print('system', `技能：${listSkills().map((k) => k.name).join('、') || '无'}（/skills 查看，/use 启用，/unuse 停用）`);
 for (const message of skillErrors) ui.print('error', message);
 // 文件夹自己的配置要放宽权限时，先问一次是否信任（经前端的确认，管道里由下一行回答）

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { err } from './color.js';
 import type { Config } from './config.js';
 import { errorMessage, normalizeUsage, readChatStream, tryParse, type Delta, type StreamResult, type Usage } from './sse.js';
+import { trace } from './trace.js';
 
 export interface Message {
     role: 'system' | 'user' | 'assistant' | 'tool';
@@ -33,10 +34,12 @@ export function setNoticeHandler(fn: (text: string) => void): void {
 async function post(cfg: Config, body: object, signal?: AbortSignal): Promise<Response> {
     const headers: Record<string, string> = { 'Authorization': `Bearer ${cfg.apiKey}`, 'Content-Type': 'application/json' };
     if ('stream' in body) headers['Accept'] = 'text/event-stream';   // Day 5：非流式请求不要
+    const json = JSON.stringify(body);   // 只序列化一次：每次重试、追踪用的都是这一份
     for (let attempt = 0; ; attempt++) {
         let res: Response;
+        trace('→', json);
         try {
-            res = await fetch(`${cfg.baseUrl}/chat/completions`, { method: 'POST', headers, body: JSON.stringify(body), signal });
+            res = await fetch(`${cfg.baseUrl}/chat/completions`, { method: 'POST', headers, body: json, signal });
         } catch (e) {
             if (signal?.aborted) throw e;   // 用户取消：不报错也不重试
             const cause = (e as { cause?: { code?: string; message?: string } }).cause;   // 真正的原因（ECONNREFUSED……）藏在这里
@@ -45,6 +48,7 @@ async function post(cfg: Config, body: object, signal?: AbortSignal): Promise<Re
             await wait(backoff(attempt), reason, signal);
             continue;
         }
+        trace('←', `HTTP ${res.status}`);
         if (res.ok) return res;
         const raw = await res.text();
         const payload = tryParse(raw);
@@ -77,6 +81,7 @@ function retryAfter(h: Headers): number | undefined {
 const backoff = (n: number) => Math.min(500 * 2 ** n, 8000) * (1 - 0.25 * Math.random());
 
 async function wait(ms: number, reason: string, signal?: AbortSignal): Promise<void> {
+    trace('·', `${(ms / 1000).toFixed(1)} 秒后重试（${reason}）`);
     notice(`${(ms / 1000).toFixed(1)} 秒后重试（${reason}）…`);
     await sleep(ms, undefined, { signal });   // Ctrl+C 或退出时立刻结束等待
 }

@@ -1,4 +1,5 @@
 // Day 1：读聊天流。三层：文本 → 行（LineSplitter）→ 事件（sseEvents）→ 一次回复（StreamAccumulator）。
+import { trace } from './trace.js';
 
 /** 把任意切分的文本拆成行：CR、LF、CRLF 都算行尾，CRLF 可能被拆在两次读取之间。 */
 export class LineSplitter {
@@ -37,6 +38,7 @@ export async function* sseEvents(body: AsyncIterable<Uint8Array>): AsyncGenerato
                 [data, event, error] = [[], '', undefined];
             }
             if (line === '' || line.startsWith(':')) continue;   // 冒号开头是注释（保活用）
+            trace('←', line);
             const colon = line.indexOf(':');   // 没有冒号：整行是字段名，值为空；冒号后的一个空格不算值
             const name = colon === -1 ? line : line.slice(0, colon);
             const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '');

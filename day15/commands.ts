@@ -10,6 +10,7 @@ import { addToRag, ragStats } from './rag.js';
 import { Sessions } from './sessions.js';
 import { activeSkill, listSkills, unuseSkill, useSkill } from './skills.js';
 import { listTools } from './tools.js';
+import { traceStatus } from './trace.js';
 import { undo } from './undo.js';
 
 export interface CommandContext {
@@ -167,6 +168,12 @@ const COMMANDS: Record<string, Command> = {
             if (!sub) return info(mcpStatusText(mcp));
             if (sub !== 'reconnect' || !name) return info('用法：/mcp 或 /mcp reconnect <name>');
             info(await reconnectMcp(mcp, name));
+        },
+    },
+    '/trace': {
+        help: '开关协议追踪（和模型、MCP 服务器收发的原文，写入 .geekagent/trace.log）',
+        run({ info }) {
+            info(traceStatus(true));
         },
     },
     '/exit': {

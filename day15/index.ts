@@ -21,6 +21,7 @@ import { visible } from './screen-text.js';
 import { Sessions } from './sessions.js';
 import { registerShellTools } from './shell.js';
 import { activeSkill, listSkills, loadSkills } from './skills.js';
+import { traceStatus } from './trace.js';
 import { TRUST_FILE, trustFolder } from './trust.js';
 import { UsageMeter } from './usage.js';
 
@@ -97,6 +98,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal
 const BANNER = 'GeekAgent Day 15 — MCP 工具接入（day15）';
 ui.print('system', BANNER);
 ui.print('system', `模型：${cfg.model}　当前对话：${sessions.currentId}　输入 /help 查看命令`);
+if (process.env.GEEKAGENT_TRACE) ui.print('system', traceStatus(false));
 ui.print('system', 'MCP 服务器在 .geekagent/mcp.json 里声明，/mcp 查看状态');
 ui.print('system', `技能：${listSkills().map((k) => k.name).join('、') || '无'}（/skills 查看，/use 启用，/unuse 停用）`);
 for (const message of skillErrors) ui.print('error', message);

@@ -4,6 +4,7 @@ import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { isObject, LineFramer, RequestTable, RequestTimeout, RpcError, type Json } from './jsonrpc.js';
 import type { McpEntry, McpServerConfig } from './mcp-config.js';
 import { forgetIfGone, spawnServer, stopServer } from './mcp-process.js';
+import { traceMcp } from './trace.js';
 
 const PROTOCOL_VERSION = '2025-06-18';
 const SUPPORTED_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
@@ -132,11 +133,13 @@ export class McpClient {
         const child = this.child;
         if (!child) return;
         this.markDead(child, '已停止');
+        traceMcp(this.name, '·', '停止：关闭 stdin，2 秒不退出发 SIGTERM，再 2 秒发 SIGKILL');
         await stopServer(child);
     }
 
     private start(config: McpServerConfig): void {
         const child = spawnServer(config);
+        traceMcp(this.name, '·', `启动 ${[config.command, ...config.args].join(' ')}（pid ${child.pid}）`);
         this.child = child;
         this.dead = '';
         this.table = new RequestTable((msg) => this.send(msg));
@@ -151,6 +154,7 @@ export class McpClient {
         let stdoutDone = false;
         child.on('exit', (code, signal) => {
             exitReason = signal ? `服务器进程已退出（信号 ${signal}）` : `服务器进程已退出（退出码 ${code}）`;
+            traceMcp(this.name, '·', exitReason);
             if (stdoutDone) this.markDead(child, exitReason);
             else setTimeout(() => this.markDead(child, exitReason), 100);
         });
@@ -189,10 +193,14 @@ export class McpClient {
     // 只写 JSON.stringify 的结果加换行：它不会产生裸换行，所以一条消息永远只占一行
     private send(msg: Json): void {
         const stdin = this.child?.stdin;
-        if (!this.dead && stdin?.writable) stdin.write(JSON.stringify(msg) + '\n');
+        if (this.dead || !stdin?.writable) return;
+        const line = JSON.stringify(msg);
+        traceMcp(this.name, '→', line);
+        stdin.write(line + '\n');
     }
 
     private onLine(line: string): void {
+        traceMcp(this.name, '←', line);
         let msg: unknown;
         try {
             msg = JSON.parse(line);

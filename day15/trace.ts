@@ -1,0 +1,39 @@
+// Day 1：协议追踪。GEEKAGENT_TRACE=llm,mcp（或 all）启动即开，/trace 随时开关。收发的每条消息
+// 记成 .geekagent/trace.log 里的一行：启动后的秒数、通道、方向（→ 发出，← 收到，· 事件）、原文。
+import fs from 'node:fs';
+import { redact } from './redact.js';
+
+export const TRACE_FILE = '.geekagent/trace.log';
+const wanted = process.env.GEEKAGENT_TRACE ?? '';
+// Day 15：多了 mcp 通道（和每个 MCP 服务器之间的 JSON-RPC 行）；/trace 同时开关两个通道
+const on = { llm: /\b(llm|all)\b/.test(wanted), mcp: /\b(mcp|all)\b/.test(wanted) };
+
+/** 给用户看的开关状态；/trace 先切换再显示。 */
+export function traceStatus(toggle: boolean): string {
+    if (toggle) on.llm = on.mcp = !(on.llm || on.mcp);
+    const channels = Object.entries(on).filter(([, value]) => value).map(([name]) => name);
+    return channels.length ? `（协议追踪已开启（${channels.join('、')}），写入 ${TRACE_FILE}）` : '（协议追踪已关闭）';
+}
+
+/** 和模型之间的一条消息；关闭时只有一次判断。 */
+export function trace(dir: string, text: string): void {
+    if (on.llm) write(`llm ${dir}`, text);
+}
+
+/** 和一个 MCP 服务器之间的一行；server 名写在方向前面，几个服务器交错时也分得清。 */
+export function traceMcp(server: string, dir: string, text: string): void {
+    if (on.mcp) write(`mcp ${server} ${dir}`, text);
+}
+
+/** 先脱敏（Day 8），再把控制字符转义成 \uXXXX：既伪造不了行，也扰乱不了查看它的终端。超过 4 MiB 换新文件，旧的留一份 .1。 */
+function write(head: string, text: string): void {
+    try {
+        fs.mkdirSync('.geekagent', { recursive: true });
+        if ((fs.statSync(TRACE_FILE, { throwIfNoEntry: false })?.size ?? 0) > 4 << 20) fs.renameSync(TRACE_FILE, TRACE_FILE + '.1');
+        const safe = redact(text).replace(/[\x00-\x1f\x7f-\x9f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+        fs.appendFileSync(TRACE_FILE, `+${process.uptime().toFixed(3)}s ${head} ${safe}\n`);
+    } catch {
+        // MCP 的追踪点在子进程的事件回调里，这里抛错会让整个 Agent 崩掉：写不进去（没有写权限、磁盘满）就停止追踪，/trace 会显示已关闭
+        on.llm = on.mcp = false;
+    }
+}
