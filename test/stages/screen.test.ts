@@ -86,7 +86,8 @@ for (const stage of stagesFrom('day15')) {
             { kind: 'text', text: '好' },
         ] });
         try {
-            const r = await runStage(stage, { input: ['/mcp', '调用工具', 'y'], cwd, env: { OPENAI_BASE_URL: fake.url } });
+            // 第一行回答文件夹信任问题；服务器在后台连接，/mcp 放在第一轮之后
+            const r = await runStage(stage, { input: ['y', '调用工具', 'y', '/mcp'], cwd, env: { OPENAI_BASE_URL: fake.url } });
             assert.equal(r.code, 0, r.stderr);
             assertNoRejections(fake);
             assert.doesNotMatch(r.stdout + r.stderr, RAW_CONTROL);

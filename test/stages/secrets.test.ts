@@ -150,7 +150,8 @@ for (const stage of stagesFrom('day15')) {
                 },
             }));
             try {
-                const r = await run(stage, cwd, ['收录、抓取、调用', 'y', 'y', 'y', 'y', 'y', '好'], [
+                // 第一行回答文件夹信任问题（mcp.json 会启动服务器）
+                const r = await run(stage, cwd, ['y', '收录、抓取、调用', 'y', 'y', 'y', 'y', 'y', '好'], [
                     tools(
                         call('rag_add', 'rag_add', { source: 'doc.md' }),
                         call('rag_search', 'rag_search', { query: '口令 在这里' }),

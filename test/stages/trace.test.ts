@@ -132,7 +132,8 @@ for (const stage of stagesFrom('day15')) {
     describe(`${stage}: 协议追踪（MCP）`, () => {
         test('GEEKAGENT_TRACE=mcp：demo 的握手与调用按教程的顺序出现，id 一一对应；不记模型 API', async () => {
             const cwd = tempDir({ '.geekagent/mcp.json': JSON.stringify({ mcpServers: { demo: { command: 'node', args: [DEMO] } } }) });
-            const r = await run(stage, ['掷一次骰子', 'y'], [tools(call('c1', 'mcp_demo_dice')), text('掷好了')], { cwd, env: { GEEKAGENT_TRACE: 'mcp' } });
+            // 第一行回答文件夹信任问题（mcp.json 会启动服务器）
+            const r = await run(stage, ['y', '掷一次骰子', 'y'], [tools(call('c1', 'mcp_demo_dice')), text('掷好了')], { cwd, env: { GEEKAGENT_TRACE: 'mcp' } });
             assert.equal(r.code, 0, r.stderr);
             assert.match(r.stdout, /协议追踪已开启（mcp）.*\.geekagent\/trace\.log/);
             const entries = parse(r.lines);
@@ -147,7 +148,8 @@ for (const stage of stagesFrom('day15')) {
             ]);
             assert.equal(new Set([init, list, callId]).size, 3);
             assert.deepEqual(wire[4].msg.result.tools.map((t: any) => t.name), ['word_count', 'dice']);
-            assert.deepEqual(wire[5].msg.params, { name: 'dice', arguments: {} });
+            // 比教程多一个进度令牌（就是请求 id）：报进度的慢工具不会被 10 秒的超时掐断
+            assert.deepEqual(wire[5].msg.params, { name: 'dice', arguments: {}, _meta: { progressToken: wire[5].msg.id } });
             assert.match(wire[6].msg.result.content[0].text, /^点数：[1-6]$/);
             assert.match(entries.at(-1)![2], /停止|已退出/);
         });
@@ -157,7 +159,8 @@ for (const stage of stagesFrom('day15')) {
                 '.env': `SERVICE_TOKEN=${SECRET}\n`,
                 '.geekagent/mcp.json': JSON.stringify({ mcpServers: { dump: { command: 'node', args: [ENV_DUMP], env: { SERVICE_TOKEN: '${SERVICE_TOKEN}' } } } }),
             });
-            const r = await run(stage, ['看看环境', 'y'], [tools(call('c1', 'mcp_dump_env')), text('看完了')], { cwd, env: { GEEKAGENT_TRACE: 'llm,mcp' } });
+            // 第一行回答文件夹信任问题
+            const r = await run(stage, ['y', '看看环境', 'y'], [tools(call('c1', 'mcp_dump_env')), text('看完了')], { cwd, env: { GEEKAGENT_TRACE: 'llm,mcp' } });
             assert.equal(r.code, 0, r.stderr);
             const entries = parse(r.lines);
             const result = entries.find(([who, dir, body]) => who === 'mcp dump' && dir === '←' && body.includes('SERVICE_TOKEN'));
