@@ -2,7 +2,7 @@
 // 每条命令先把 Chat 当前的历史同步回 Sessions（压缩可能换掉了数组对象）。
 import type { Chat } from './chat.js';
 import type { FrontEnd } from './frontend.js';
-import { mcpStatusText, reconnectMcp, type McpManager } from './mcp-setup.js';
+import { mcpStatusWhenReady, reconnectMcp, type McpManager } from './mcp-setup.js';
 import { getMemories } from './memory.js';
 import { PERMISSIONS_FILE } from './permissions.js';
 import { formatTodos, getTodos } from './planning.js';
@@ -165,7 +165,7 @@ const COMMANDS: Record<string, Command> = {
     '/mcp': {
         help: '查看 MCP 服务器和工具；/mcp reconnect <name> 重连一台',
         async run({ mcp, info, args: [sub, name] }) {
-            if (!sub) return info(mcpStatusText(mcp));
+            if (!sub) return info(await mcpStatusWhenReady(mcp));
             if (sub !== 'reconnect' || !name) return info('用法：/mcp 或 /mcp reconnect <name>');
             info(await reconnectMcp(mcp, name));
         },

@@ -169,6 +169,12 @@ const namePrefix = (server: string) => `mcp_${server}_`.replace(/[^A-Za-z0-9_-]/
 
 // /mcp 命令的输出：装不下时的提示；每台服务器的工具（改过名的注明原名）、每次请求的开销，再加最近 5 行日志。
 // 服务器名要清洗时（"Azure MCP Server"）在标题里写一次前缀，不把每个工具都算作改名
+/** 刚启动就敲 /mcp 时，和第一次请求模型一样最多等 3 秒还在连接的服务器，免得只看到「连接中…」；别的命令不等。 */
+export async function mcpStatusWhenReady(manager: McpManager): Promise<string> {
+    await Promise.race([manager.startup, delay(FIRST_REQUEST_WAIT_MS)]);
+    return mcpStatusText(manager);
+}
+
 export function mcpStatusText(manager: McpManager): string {
     if (manager.configError) return manager.configError;
     if (manager.servers.length === 0) return '（没有已连接的 MCP 服务器；请在 .geekagent/mcp.json 中声明后重启）';

@@ -14,7 +14,8 @@ const script: DemoScript = {
         const demo = { command: 'node', args: [path.join(ROOT, 'day15', 'demo-server.mjs')] };
         fs.writeFileSync(path.join(cwd, '.geekagent', 'mcp.json'), JSON.stringify({ mcpServers: { demo } }, null, 2));
     },
-    input: ['/mcp', `掷一次骰子，再统计「${PHRASE}」这个词组的字符数和词数`, 'y', 'y'],
+    // 第一行回答启动时的文件夹信任问题：mcp.json 要启动一个服务器，它以你的用户权限运行
+    input: ['y', '/mcp', `掷一次骰子，再统计「${PHRASE}」这个词组的字符数和词数`, 'y', 'y'],
     replies: (req, n) => {
         if (n === 0) return callTools(['mcp_demo_word_count', { text: PHRASE }], ['mcp_demo_dice', {}]);
         // 最后一次回答复述骰子的真实点数：从请求里找到 dice 的工具结果
