@@ -34,7 +34,10 @@ export async function runDemo(stage: string): Promise<{ text: string; code: numb
     try {
         const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), path.join(ROOT, stage, 'index.ts')], {
             cwd,
-            env: { PATH: process.env.PATH, HOME: home, NO_COLOR: '1', OPENAI_API_KEY: 'sk-demo-not-a-real-key', OPENAI_MODEL: MODEL, OPENAI_BASE_URL: fake.url },
+            env: {
+                PATH: process.env.PATH, HOME: home, NO_COLOR: '1', OPENAI_API_KEY: 'sk-demo-not-a-real-key', OPENAI_MODEL: MODEL, OPENAI_BASE_URL: fake.url,
+                ...(script.trace ? { GEEKAGENT_TRACE: script.trace.channels } : {}),
+            },
             stdio: ['pipe', fd, fd],
         });
         child.stdin!.on('error', () => {});
@@ -45,11 +48,21 @@ export async function runDemo(stage: string): Promise<{ text: string; code: numb
         });
         const rejected = fake.requests.filter((r) => r.rejected).map((r) => r.rejected);
         if (rejected.length) throw new Error(`演示脚本的假服务拒绝了请求：\n${rejected.join('\n')}`);
-        return { text: fs.readFileSync(logFile, 'utf8'), code, cwd, base };
+        return { text: fs.readFileSync(logFile, 'utf8') + traceExcerpt(script, cwd), code, cwd, base };
     } finally {
         fs.closeSync(fd);
         await fake.close();
     }
+}
+
+/** 协议追踪的摘录：trace.log 里匹配的前几行，太长的行截断（完整的在文件里）。 */
+function traceExcerpt(script: DemoScript, cwd: string): string {
+    if (!script.trace) return '';
+    const { channels, show, max } = script.trace;
+    const file = path.join(cwd, '.geekagent', 'trace.log');
+    const lines = fs.readFileSync(file, 'utf8').split('\n').filter((l) => show.test(l)).slice(0, max);
+    const cut = (l: string) => ([...l].length > 160 ? [...l].slice(0, 160).join('') + '…' : l);
+    return `\n--- .geekagent/trace.log 的摘录（GEEKAGENT_TRACE=${channels}）---\n${lines.map(cut).join('\n')}\n`;
 }
 
 /** 去掉每次运行都不同的部分（临时路径、随机 id、骰子点数、时间），README 里的记录才能逐字比较。 */
@@ -57,6 +70,8 @@ export function normalizeTranscript(text: string, cwd: string): string {
     return text
         .split(cwd).join('<临时目录>')
         .split(ROOT).join('<仓库>')
+        .replace(/^\+\d+\.\d+s /gm, '+<t>s ')
+        .replace(/pid \d+/g, 'pid N')
         .replace(/点数：[1-6]/g, '点数：N')
         .replace(/骰子点数是 [1-6]/g, '骰子点数是 N')
         .replace(/\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?Z?/g, '<时间>')
