@@ -3,12 +3,10 @@ import readline from 'node:readline';
 import { Chat, type ReplyPiece } from './chat.js';
 import { colorEnabled, err, out, paint } from './color.js';
 import { loadConfig } from './config.js';
-import { EOF, InputQueue } from './input.js';
 import { traceStatus } from './trace.js';
 
 const cfg = loadConfig();
 const chat = new Chat(cfg);
-const queue = new InputQueue();
 const interactive = Boolean(process.stdin.isTTY);
 let running: AbortController | null = null;
 
@@ -19,10 +17,8 @@ if (process.env.GEEKAGENT_TRACE) out('system', traceStatus(false));
 
 const rl = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: interactive });
 rl.setPrompt(paint('user', 'You › '));
-rl.on('line', (line) => queue.push(line));
-rl.on('close', () => queue.push(EOF));
 // Ctrl+C：回复进行中 → 取消这一轮；空闲时 → 退出。管道输入时收到 SIGINT 直接走退出流程。
-rl.on('SIGINT', () => (running ? running.abort() : queue.push(EOF)));
+rl.on('SIGINT', () => (running ? running.abort() : rl.close()));
 process.on('SIGINT', () => exit());
 process.stdout.on('error', () => exit());   // 读输出的一方先关了管道（… | head）：安静退出，不打印堆栈
 
@@ -82,17 +78,13 @@ function exit(): never {
     process.exit(0);
 }
 
-for (;;) {
-    if (interactive && queue.size === 0) rl.prompt();
-    const item = await queue.next();
-    if (item === EOF) break;
+// readline 的异步迭代替我们排队：回复进行中打的行、管道里后面的行都先存着，按顺序交出来，一行也不丢
+if (interactive) rl.prompt();
+for await (const item of rl) {
     const line = item.trim();
-    if (!line) continue;
-    if (!interactive) out('user', `You › ${line}`);
-    if (line.startsWith('/')) {
-        if (!command(line)) break;
-        continue;
-    }
-    await turn(line);
+    if (line && !interactive) out('user', `You › ${line}`);
+    if (line.startsWith('/') && !command(line)) break;
+    if (line && !line.startsWith('/')) await turn(line);
+    if (interactive) rl.prompt();
 }
 exit();
