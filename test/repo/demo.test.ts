@@ -15,7 +15,8 @@ describe('npm run demo', () => {
             try {
                 assert.equal(code, 0, text);
                 assert.match(text, /模型：演示脚本/, '横幅里要标明是演示脚本');
-                assert.match(text, /bye\n$/);
+                // 正常退出；打开了协议追踪的演示，bye 之后附着 trace.log 的摘录
+                assert.match(text, /bye\n(\n--- \.geekagent\/trace\.log 的摘录[^]*)?$/);
                 assert.doesNotMatch(text, /请求失败|缺少 OPENAI_API_KEY/);
                 const transcript = normalizeTranscript(`${HEADER}\n${text}`, cwd);
                 const readme = fs.readFileSync(path.join(ROOT, stage, 'README.md'), 'utf8');
