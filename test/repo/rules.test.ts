@@ -71,6 +71,15 @@ describe('仓库规矩', () => {
         }
     });
 
+    test('每个阶段 README 是它那几天的章节：每天一节「## 第 N 天：…」，按天的顺序', () => {
+        const days: Record<string, number[]> = { day01: [1], day04: [2, 3, 4], day08: [5, 6, 7, 8], day11: [9, 10, 11], day15: [12, 13, 14, 15] };
+        for (const stage of STAGES) {
+            const readme = fs.readFileSync(path.join(ROOT, stage, 'README.md'), 'utf8');
+            const found = [...readme.matchAll(/^## 第 (\d+) 天：/gm)].map((m) => Number(m[1]));
+            assert.deepEqual(found, days[stage], `${stage}/README.md 的章节`);
+        }
+    });
+
     test('阶段目录名只出现在启动横幅里', () => {
         for (const stage of STAGES) {
             for (const file of sourceFiles(stage)) {

@@ -5,7 +5,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { assertNoRejections, startFakeOpenAI, type FakeReply, type FakeServer, type FakeToolCall } from '../helpers/fake-openai.js';
 import { REPO_ROOT, runStage, stagesFrom } from '../helpers/run-stage.js';
 
@@ -236,6 +236,10 @@ describe('全屏界面里的信任问题', { skip: noTmux }, () => {
     const { TMUX: _t, TMUX_PANE: _p, ...tmuxEnv } = process.env;
     const tmux = (...args: string[]) =>
         execFileSync('tmux', ['-f', '/dev/null', '-u', '-S', socket, ...args], { encoding: 'utf8', env: tmuxEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    // 一个一直在的会话：每个测试结束时关掉自己的会话，tmux 服务器不会因为没有会话而退出，下一个测试连上去时就不会撞上它正在退出
+    before(() => {
+        tmux('new-session', '-d', '-s', 'keep', 'sleep 600');
+    });
     after(() => {
         try {
             tmux('kill-server');

@@ -190,6 +190,8 @@ function assertRestored(term: Terminal, screen: string[], marker = true): void {
 describe('tmux 里的全屏界面', { skip }, () => {
     before(() => {
         socketDir = fs.mkdtempSync(path.join(os.tmpdir(), 'geekagent-tmux-sock-'));
+        // 一个一直在的会话：测试之间关掉各自的会话时，tmux 服务器不会退出，下一个测试连上去时不会撞上它正在退出
+        tmux('new-session', '-d', '-s', 'keep', 'sleep 600');
     });
     after(() => {
         try {
