@@ -43,15 +43,9 @@ try {
     process.exit(1);
 }
 const fullScreen = Boolean(process.stdin.isTTY && process.stdout.isTTY);
-let mcp: ReturnType<typeof createMcp>;
-try {
-    // 行模式下服务器的 stderr 以暗色回显到 stderr；全屏模式下只留在 /mcp 里，不弄花屏幕。
-    // 用 err 而不是 paint：颜色要看 stderr 是不是终端（paint 看的是 stdout）
-    mcp = createMcp(fullScreen ? undefined : (name, line) => err('reasoning', `[mcp:${name}] ${line}`));
-} catch (e) {
-    console.error(visible((e as Error).message));
-    process.exit(1);
-}
+// 行模式下服务器的 stderr 以暗色回显到 stderr；全屏模式下只留在 /mcp 里，不弄花屏幕。
+// 用 err 而不是 paint：颜色要看 stderr 是不是终端（paint 看的是 stdout）。mcp.json 写坏了也不抛错：原因记在 /mcp 里
+const mcp = createMcp(fullScreen ? undefined : (name, line) => err('reasoning', `[mcp:${name}] ${line}`));
 let recall = '';
 const chat = new Chat(cfg);
 // 注册的先后就是工具在请求里、在 /help 里的顺序
