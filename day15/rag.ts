@@ -8,7 +8,7 @@ import { authorize, safePath } from './permissions.js';
 import { redact } from './redact.js';
 import { loadJson, writeJsonAtomic } from './storage.js';
 import { registerTool } from './tools.js';
-import { fetchText } from './web.js';
+import { FETCH_TIMEOUT_MS, fetchText } from './web.js';
 
 export const RAG_FILE = '.geekagent/rag/index.json';
 const CHUNK = 800;
@@ -51,9 +51,9 @@ export function loadRag(): void {
     skipped = stored.length - docs.length;
 }
 
-async function readSource(source: string): Promise<{ title: string; text: string }> {
+async function readSource(source: string, signal?: AbortSignal): Promise<{ title: string; text: string }> {
     if (/^https?:\/\//i.test(source)) {
-        const r = await fetchText(source);
+        const r = await fetchText(source, FETCH_TIMEOUT_MS, signal);   // 取消这一轮时连接立刻断开
         if (!r.ok) throw new Error(r.kind === 'http' ? `抓取失败：HTTP ${r.status}` : r.message);
         return { title: r.title || source, text: r.text };
     }
@@ -63,7 +63,7 @@ async function readSource(source: string): Promise<{ title: string; text: string
     return { title: path.basename(file), text: html ? htmlToText(raw) : raw };
 }
 
-export async function addToRag(source: string): Promise<string> {
+export async function addToRag(source: string, signal?: AbortSignal): Promise<string> {
     source = source.trim();
     if (!source) return '缺少要收录的来源';
     if (!(await authorize('rag_add', `即将收录到知识库：\n${source}\n确认收录？`))) return '已取消收录';
@@ -71,7 +71,7 @@ export async function addToRag(source: string): Promise<string> {
     let title: string;
     let text: string;
     try {
-        ({ title, text } = await readSource(source));
+        ({ title, text } = await readSource(source, signal));
     } catch (e) {
         return `收录失败：${(e as Error).message}`;
     }
@@ -127,7 +127,7 @@ export function registerRagTools(): void {
             additionalProperties: false,
         },
         authorizes: true,
-        run: (args) => addToRag(typeof args.source === 'string' ? args.source : ''),
+        run: (args, signal) => addToRag(typeof args.source === 'string' ? args.source : '', signal),
     });
 
     registerTool({

@@ -79,7 +79,7 @@ for (const stage of stagesFrom('day04')) {
             fs.rmSync(dir, { recursive: true, force: true });
         });
 
-        test('run_shell 的进程组被杀；day15 起抓网页断开连接、MCP 调用发出 notifications/cancelled', async () => {
+        test('run_shell 的进程组被杀；day15 起抓网页（fetch、rag_add）断开连接、MCP 调用发出 notifications/cancelled', async () => {
             const cwd = path.join(dir, 'cwd');
             fs.mkdirSync(cwd);
             const log = path.join(dir, 'mcp.log');
@@ -90,6 +90,7 @@ for (const stage of stagesFrom('day04')) {
             fake.push({ kind: 'tools', calls: [{ name: 'run_shell', arguments: JSON.stringify({ command: `sleep ${marker}` }) }] });
             if (day15) {
                 fake.push({ kind: 'tools', calls: [{ name: 'fetch', arguments: JSON.stringify({ url }) }] });
+                fake.push({ kind: 'tools', calls: [{ name: 'rag_add', arguments: JSON.stringify({ source: url }) }] });
                 fake.push({ kind: 'tools', calls: [{ name: 'mcp_slow_slow', arguments: '{}' }] });
             }
             const vars = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cwd, TERM: 'xterm-256color', OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: fake.url, OPENAI_MODEL: 'test-model' };
@@ -126,6 +127,9 @@ for (const stage of stagesFrom('day04')) {
                 await cancelDuring('fetch', () => open.size > 0);
                 await waitUntil('抓网页的连接被断开', () => open.size === 0, 3_000);
                 assert.equal(hits, 1);
+                await cancelDuring('rag_add', () => open.size > 0);
+                await waitUntil('收录网页时的连接被断开', () => open.size === 0, 3_000);
+                assert.equal(hits, 2);
                 await cancelDuring('MCP', () => readRecords(log).some((r) => r.msg?.method === 'tools/call'));
                 await waitUntil('MCP 服务器收到 notifications/cancelled', () => readRecords(log).some((r) => r.cancelled !== undefined), 3_000,
                     () => fs.readFileSync(log, 'utf8'));
