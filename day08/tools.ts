@@ -1,6 +1,6 @@
 // Day 4：工具注册表。模型通过 function calling 请求工具，程序执行后把结果文本交回模型。
 import { authorize, policyFor } from './permissions.js';
-import { redact } from './redact.js';
+import { redact, redactHead } from './redact.js';
 
 export interface Tool {
     name: string;
@@ -55,8 +55,10 @@ export async function execTool(name: string, argsJson: string, signal?: AbortSig
 export const MAX_OUTPUT_CHARS = 2000;
 
 export function truncateOutput(text: string, max = MAX_OUTPUT_CHARS): string {
-    text = redact(text);   // 先脱敏再截断：截断点落在密钥中间时，留下的半截就认不出来了
-    return text.length <= max ? text : `${text.slice(0, max)}\n…(已截断，共 ${text.length} 个字符)`;
+    // 先脱敏再截断：截断点落在密钥中间时，留下的半截就认不出来了
+    const { head, rest } = redactHead(text, max);
+    const total = head.length + rest;
+    return total <= max ? head : `${head.slice(0, max)}\n…(已截断，共 ${total} 个字符)`;
 }
 
 /** 取字符串参数；缺失时抛出「缺少参数」，由 execTool 转成结果文本。 */

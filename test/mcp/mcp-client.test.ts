@@ -14,6 +14,8 @@ import type { Tool } from '../../day15/tools.js';
 import { leftovers, readRecords, server, tempDir } from './util.js';
 
 const DEMO = fileURLToPath(new URL('../../day15/demo-server.mjs', import.meta.url));
+// 脱敏在第一次用到时记下密钥值（一次运行里它们不变），所以在任何调用之前就设好这个「密钥」
+process.env.GEEKAGENT_FAKE_API_KEY = 'sk-should-not-leak';
 const MARK = randomUUID();
 const cfg = (args: string[], extra: Partial<McpServerConfig> = {}): McpServerConfig => ({
     command: process.execPath, args, env: { GEEKAGENT_TEST_MARK: MARK, ...extra.env }, timeout: 10000, ...extra,
@@ -195,7 +197,6 @@ describe('并发与环境', () => {
 
     it('密钥样的环境变量不传给服务器；配置里的 env、cwd、变量展开生效', async () => {
         const dir = tempDir();
-        process.env.GEEKAGENT_FAKE_API_KEY = 'sk-should-not-leak';
         process.env.my_password_x = 'pw';
         process.env.GEEKAGENT_PLAIN = 'visible';
         const file = join(dir, 'mcp.json');
