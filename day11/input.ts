@@ -1,4 +1,4 @@
-// Day 1：输入队列。打字或管道送来的行在回复进行中先排队，按顺序处理，绝不丢弃。
+// Day 3：输入队列。打字或管道送来的行先排队，按顺序处理，绝不丢弃；确认问题也从这里取「下一行」作答。
 export const EOF = Symbol('EOF');
 export type InputItem = string | typeof EOF;
 

@@ -262,7 +262,7 @@ test('Tui：启动进入备用屏幕，按键回调，确认问答，stop 恢复
     assert.equal(frameCount(output), frames);
 });
 
-test('Tui：重绘合并到每 16 毫秒最多一帧', async () => {
+test('Tui：重绘合并到每 FRAME_MS（17 毫秒）最多一帧', async () => {
     const { input, output } = fakeTerminal();
     const tui = new Tui({
         input: input as unknown as NodeJS.ReadStream, output: output as unknown as NodeJS.WriteStream,
