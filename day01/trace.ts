@@ -14,8 +14,12 @@ export function traceStatus(toggle: boolean): string {
 /** 关闭时只有一次判断。控制字符转义成 \uXXXX：既伪造不了行，也扰乱不了查看它的终端。超过 4 MiB 换新文件，旧的留一份 .1。 */
 export function trace(dir: string, text: string): void {
     if (!on) return;
-    fs.mkdirSync('.geekagent', { recursive: true });
-    if ((fs.statSync(TRACE_FILE, { throwIfNoEntry: false })?.size ?? 0) > 4 << 20) fs.renameSync(TRACE_FILE, TRACE_FILE + '.1');
-    const safe = text.replace(/[\x00-\x1f\x7f-\x9f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-    fs.appendFileSync(TRACE_FILE, `+${process.uptime().toFixed(3)}s llm ${dir} ${safe}\n`);
+    try {
+        fs.mkdirSync('.geekagent', { recursive: true });
+        if ((fs.statSync(TRACE_FILE, { throwIfNoEntry: false })?.size ?? 0) > 4 << 20) fs.renameSync(TRACE_FILE, TRACE_FILE + '.1');
+        const safe = text.replace(/[\x00-\x1f\x7f-\x9f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+        fs.appendFileSync(TRACE_FILE, `+${process.uptime().toFixed(3)}s llm ${dir} ${safe}\n`);
+    } catch {
+        on = false;   // 写不进去（没有写权限、磁盘满）就停止追踪：追踪不能让这一轮失败；/trace 会显示已关闭
+    }
 }

@@ -3,11 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
 
-export interface Config {
-    baseUrl: string;
-    apiKey: string;
-    model: string;
-}
+export type Config = { baseUrl: string; apiKey: string; model: string };
 
 function loadDotEnv(): void {
     if (!fs.existsSync('.env')) return;   // 没有 .env 也可以：变量可以直接放在环境里

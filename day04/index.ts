@@ -1,4 +1,4 @@
-// Day 1：命令行 REPL。读入的每一行进队列，由一个消费者按顺序处理。
+// Day 1：命令行 REPL。读入的行按顺序一行一行处理：回复进行中打的行（或管道里后面的行）先存着，一行也不丢。
 import readline from 'node:readline';
 import { Chat, type ReplyPiece } from './chat.js';
 import { colorEnabled, err, out, paint } from './color.js';

@@ -90,6 +90,18 @@ for (const stage of stagesFrom('day01')) {
             assert.doesNotMatch(r.stdout, /协议追踪/);
         });
 
+        test('追踪文件写不进去（这里它是个目录）：停止追踪，对话照常进行', async () => {
+            const cwd = tempDir();
+            fs.mkdirSync(path.join(cwd, TRACE), { recursive: true });
+            const fake = await startFakeOpenAI({ replies: [text('照常回答')] });
+            const r = await runStage(stage, { input: ['你好', '/trace'], cwd, env: { OPENAI_BASE_URL: fake.url, GEEKAGENT_TRACE: 'llm' } }).finally(() => fake.close());
+            assert.equal(r.code, 0, r.stderr);
+            assert.match(r.stdout, /照常回答/);
+            assert.doesNotMatch(r.stdout + r.stderr, /请求失败|EISDIR/);
+            // 停掉之后 /trace 再打开：说明它之前确实关了
+            assert.match(r.stdout, /You › \/trace\n（协议追踪已开启/);
+        });
+
         test('/trace 中途开关：开着时记下 HTTP 500、重试决定和转义后的控制字符，关掉之后不再记', async () => {
             const evil = 'data: {"choices":[{"index":0,"delta":{"content":"好"},"finish_reason":"stop"}]}\nid: x\x1b]0;pwned\x07\n\ndata: [DONE]\n\n';
             const r = await run(stage, ['/trace', '第一问', '第二问', '/trace', '第三问'], [
