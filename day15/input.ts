@@ -2,6 +2,9 @@
 export const EOF = Symbol('EOF');
 export type InputItem = string | typeof EOF;
 
+/** 确认问题的回答：y 或 yes（不分大小写）算同意，其余一律拒绝。两个前端都用这一条。 */
+export const isYes = (answer: string): boolean => /^(y|yes)$/i.test(answer.trim());
+
 export class InputQueue {
     private items: InputItem[] = [];
     private waiters: ((item: InputItem) => void)[] = [];
