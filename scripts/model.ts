@@ -1,0 +1,180 @@
+// 你来当模型：一个本机的 OpenAI 兼容服务，没有 API Key 也能走完每一章的动手步骤。
+//   npm run model                 在 8788 端口等 Agent 的请求（--port N 换端口，--port 0 随便挑一个空闲端口）
+// 另开一个终端，按它打印的那一行设好 OPENAI_BASE_URL 再启动任何一个阶段。每来一个请求，这里显示模型这一次
+// 收到的新消息（用户和工具的消息全文；系统提示和工具列表只给摘要，/show 看整个请求），然后等你回答：
+// 打一行字就作为回复流式发回去，`/tool 名字 {json}` 就让 Agent 调用这个工具。
+// 它只是读者工具：不校验请求（测试里的假服务才校验），一次只回答一个请求，后来的排队。
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import readline from 'node:readline';
+
+type Message = { role: string; content?: string | null; tool_calls?: ToolCall[]; tool_call_id?: string; name?: string };
+type ToolCall = { id: string; function: { name: string; arguments: string } };
+type Request = { model?: string; messages: Message[]; tools?: { function: { name: string } }[]; tool_choice?: unknown; stream_options?: { include_usage?: boolean } };
+type Pending = { body: Request; res: http.ServerResponse; n: number };
+
+const DEFAULT_PORT = 8788;
+const HELP = [
+    '回答的写法：',
+    '  直接打一行字          作为模型的回复流回去（\\n 表示换行）',
+    '  /tool 名字 {json}     让 Agent 调用一个工具，例如 /tool run_shell {"command":"ls"}',
+    '  /show                 显示这次请求的全文（JSON）',
+    '  /help                 显示这段说明；Ctrl+C 或 Ctrl+D 退出',
+].join('\n');
+
+const queue: Pending[] = [];
+let previous: Message[] = [];   // 上一个请求的消息：只显示这次新增的部分
+let count = 0;
+
+const server = http.createServer((req, res) => {
+    if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
+        res.writeHead(404, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: { message: `这里只有 POST /v1/chat/completions，没有 ${req.method} ${req.url}` } }));
+        return;
+    }
+    let raw = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => (raw += chunk));
+    req.on('end', () => {
+        let body: Request;
+        try {
+            body = JSON.parse(raw);
+        } catch {
+            res.writeHead(400, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: { message: '请求体不是 JSON' } }));
+            return;
+        }
+        const pending: Pending = { body, res, n: ++count };
+        queue.push(pending);
+        // Agent 取消了（Esc、Ctrl+C）或退出了：这个请求不必再回答
+        res.on('close', () => {
+            if (res.writableEnded) return;
+            const at = queue.indexOf(pending);
+            if (at === -1) return;
+            queue.splice(at, 1);
+            say(`（Agent 取消了请求 #${pending.n}，不用回答了）`);
+            if (at === 0) showHead();
+        });
+        if (queue.length === 1) showHead();
+    });
+});
+
+/** 显示排在最前面的请求：模型这次收到的新消息，然后提示作答。 */
+function showHead(): void {
+    const head = queue[0];
+    if (!head) return;
+    const { body } = head;
+    const messages = Array.isArray(body.messages) ? body.messages : [];
+    const tools = (body.tools ?? []).map((t) => t.function?.name);
+    say(`\n── 请求 #${head.n}：${messages.length} 条消息，${tools.length ? `${tools.length} 个工具（${tools.join('、')}）` : '没有工具'}`);
+    const same = commonPrefix(previous, messages);
+    previous = messages;
+    if (same > 0) say(`（前 ${same} 条和上一个请求相同，略去）`);
+    for (const m of messages.slice(same)) say(describe(m));
+    const forced = body.tool_choice && typeof body.tool_choice === 'object' ? (body.tool_choice as { function?: { name?: string } }).function?.name : undefined;
+    if (forced) say(`（这次必须调用工具 ${forced}：用 /tool ${forced} {…} 回答）`);
+    rl.prompt();
+}
+
+function describe(m: Message): string {
+    const text = typeof m.content === 'string' ? m.content : '';
+    if (m.role === 'system') return `[system] ${firstLine(text)}（共 ${text.length} 个字符，/show 看全文）`;
+    if (m.role === 'tool') return `[工具结果 ${m.tool_call_id ?? ''}]\n${text}`;
+    if (m.role === 'assistant') {
+        const calls = (m.tool_calls ?? []).map((c) => `${c.function.name} ${c.function.arguments}`);
+        return `[assistant（你之前的回答）] ${[text, ...calls].filter(Boolean).join(' / ')}`;
+    }
+    return `[${m.role}] ${text}`;
+}
+
+const firstLine = (text: string) => (text.split('\n')[0] ?? '').slice(0, 100);
+
+function commonPrefix(a: Message[], b: Message[]): number {
+    let i = 0;
+    while (i < a.length && i < b.length && JSON.stringify(a[i]) === JSON.stringify(b[i])) i++;
+    return i === b.length ? 0 : i;   // 完全一样（重试）时整份再显示一遍
+}
+
+/** 处理你打的一行：回复、工具调用或命令。 */
+function answer(line: string): void {
+    const head = queue[0];
+    if (line === '/help') return say(HELP);
+    if (!head) return say('（还没有请求：先在另一个终端里对 Agent 说一句话）');
+    if (line === '/show') return say(JSON.stringify(head.body, null, 2));
+    if (line.startsWith('/tool')) {
+        const call = parseToolLine(line, head.body);
+        if (typeof call === 'string') return say(call);
+        send(head, [{ tool_calls: [{ index: 0, id: `call_${head.n}`, type: 'function', function: call }] }], 'tool_calls');
+    } else if (line.startsWith('/')) {
+        return say(`不认识的命令：${line}\n${HELP}`);
+    } else {
+        const text = line.replace(/\\n/g, '\n');
+        const pieces = text.match(/[\s\S]{1,4}/gu) ?? [''];   // 几个字一块地流回去，看得见「流式」
+        send(head, pieces.map((content) => ({ content })), 'stop');
+    }
+    queue.shift();
+    showHead();
+}
+
+function parseToolLine(line: string, body: Request): { name: string; arguments: string } | string {
+    const match = /^\/tool\s+(\S+)\s*([\s\S]*)$/.exec(line);
+    if (!match) return '写法：/tool 名字 {json}，例如 /tool run_shell {"command":"ls"}';
+    const [, name, args] = match;
+    const known = (body.tools ?? []).map((t) => t.function?.name);
+    if (!known.includes(name)) return `这个请求里没有工具 ${name}；可用的有：${known.join('、') || '（没有）'}`;
+    try {
+        JSON.parse(args || '{}');
+    } catch (e) {
+        return `参数不是有效的 JSON：${(e as Error).message}；再试一次`;
+    }
+    return { name, arguments: args || '{}' };
+}
+
+/** 按 OpenAI 的流式格式发回去：一串 delta，最后一块带 finish_reason，要用量时再加一块 usage。 */
+function send(p: Pending, deltas: object[], finish: string): void {
+    const id = `chatcmpl-local-${p.n}`;
+    const chunk = (delta: object, finish_reason: string | null) =>
+        `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', model: p.body.model ?? 'you', choices: [{ index: 0, delta, finish_reason }] })}\n\n`;
+    p.res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
+    p.res.write(chunk({ role: 'assistant', content: '' }, null));
+    for (const d of deltas) p.res.write(chunk(d, null));
+    p.res.write(chunk({}, finish));
+    if (p.body.stream_options?.include_usage) {
+        const prompt = Math.ceil(JSON.stringify(p.body.messages).length / 4);   // 粗略估计：约 4 个字符一个 token
+        const completion = Math.ceil(JSON.stringify(deltas).length / 4);
+        const usage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+        p.res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', choices: [], usage })}\n\n`);
+    }
+    p.res.end('data: [DONE]\n\n');
+}
+
+const say = (text: string) => console.log(text);
+
+function portArg(): number {
+    const at = process.argv.indexOf('--port');
+    if (at === -1) return DEFAULT_PORT;
+    const port = Number(process.argv[at + 1]);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) {
+        console.error(`--port 要一个 0–65535 的整数（0 表示随便挑一个空闲端口），收到：${process.argv[at + 1] ?? '（没有）'}`);
+        process.exit(2);
+    }
+    return port;
+}
+
+const rl = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: Boolean(process.stdin.isTTY) });
+rl.setPrompt('模型 › ');
+rl.on('line', (line) => answer(line.trim()));
+rl.on('close', () => {
+    server.close();
+    server.closeAllConnections();
+});
+
+server.on('error', (e: NodeJS.ErrnoException) => {
+    const hint = e.code === 'EADDRINUSE' ? '\n提示：端口被占用了，换一个：npm run model -- --port 0' : '';
+    console.error(`启动失败：${e.message}${hint}`);
+    process.exit(1);
+});
+server.listen(portArg(), '127.0.0.1', () => {
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    say(`你来当模型：本机的 OpenAI 兼容服务已经在听。\nOPENAI_BASE_URL=${url}`);
+    say(`在另一个终端里启动 Agent（密钥随便写，这里不检查）：\n  OPENAI_BASE_URL=${url} OPENAI_API_KEY=local npm run dev -- day04/index.ts`);
+    say(HELP);
+});
