@@ -3,8 +3,7 @@ import type { Config } from './config.js';
 import { ApiError, streamChat, type Message } from './llm.js';
 import type { Delta, StreamResult } from './sse.js';
 
-/** streamReply 产出的片段：模型增量，或一行灰色提示（不进历史）。 */
-export type ReplyPiece = Delta | { type: 'notice'; text: string };
+export type ReplyPiece = Delta | { type: 'notice'; text: string };   // 模型增量，或一行灰色提示（不进历史）
 
 export class Chat {
     history: Message[] = [];
@@ -19,7 +18,8 @@ export class Chat {
         this.history.push({ role: 'user', content: input });
         let ok = false;
         try {
-            const result = yield* this.requestOnce(signal);
+            const result = yield* streamChat(this.cfg, this.history, signal);
+            if (!result.complete) throw new ApiError(result.error ?? '流在回复完成之前就结束了');   // 出错，或没见到 finish_reason
             this.history.push({ role: 'assistant', content: result.text + (result.refusal ?? '') });
             yield* stopNotice(result);
             ok = true;
@@ -27,14 +27,9 @@ export class Chat {
             if (!ok) this.history.length = start;
         }
     }
-
-    /** 发一次流式请求，边收边产出增量；流不完整（出错，或没见到 finish_reason）就抛错。 */
-    protected async *requestOnce(signal?: AbortSignal): AsyncGenerator<ReplyPiece, StreamResult> {
-        const result = yield* streamChat(this.cfg, this.history, signal);
-        if (!result.complete) throw new ApiError(result.error ?? '流在回复完成之前就结束了');
-        return result;
-    }
 }
+
+// —— 加固：因长度或内容过滤停下的回复要说出来 ——
 
 function* stopNotice(result: StreamResult): Generator<ReplyPiece> {
     if (result.finishReason === 'length') yield { type: 'notice', text: '（输出因长度限制而停止）' };

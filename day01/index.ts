@@ -1,26 +1,22 @@
-// Day 1：命令行 REPL。读入的行按顺序一行一行处理：回复进行中打的行（或管道里后面的行）先存着，一行也不丢。
+// Day 1：命令行 REPL。readline 的异步迭代替我们排队：回复进行中打的行（或管道里后面的行）先存着，按顺序交出来，一行也不丢。
 import readline from 'node:readline';
 import { Chat, type ReplyPiece } from './chat.js';
 import { colorEnabled, err, out, paint } from './color.js';
-import { loadConfig } from './config.js';
+import { keyHost, loadConfig } from './config.js';
 import { traceStatus } from './trace.js';
 
 const cfg = loadConfig();
 const chat = new Chat(cfg);
 const interactive = Boolean(process.stdin.isTTY);
-let running: AbortController | null = null;
+let running: AbortController | null = null;   // 进行中的一轮
 
 const BANNER = 'GeekAgent Day 1 — 最简单的 Agent（day01）';
 out('system', BANNER);
-out('system', `模型：${cfg.model}　输入 /help 查看命令`);
+out('system', `模型：${cfg.model}　密钥发往 ${keyHost(cfg)}　输入 /help 查看命令`);
 if (process.env.GEEKAGENT_TRACE) out('system', traceStatus(false));
-
 const rl = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: interactive });
 rl.setPrompt(paint('user', 'You › '));
-// Ctrl+C：回复进行中 → 取消这一轮；空闲时 → 退出。管道输入时收到 SIGINT 直接走退出流程。
-rl.on('SIGINT', () => (running ? running.abort() : rl.close()));
-process.on('SIGINT', () => exit());
-process.stdout.on('error', () => exit());   // 读输出的一方先关了管道（… | head）：安静退出，不打印堆栈
+handleSignals();
 
 const HELP = [
     '/help   显示帮助',
@@ -41,7 +37,40 @@ function command(line: string): boolean {
     return true;
 }
 
-/** 把流式片段打到终端：思考内容变暗（无颜色时以「思考：」开头），正文绿色。 */
+async function turn(text: string): Promise<void> {
+    const controller = running = new AbortController();
+    const print = createPrinter();   // 思考内容变暗，正文绿色，提示灰色
+    try {
+        for await (const piece of chat.streamReply(text, controller.signal)) print(piece);
+        process.stdout.write('\n');
+    } catch (e) {
+        if (controller.signal.aborted) out('system', '\n（已中断，本轮已撤销）');
+        else err('error', `\n请求失败：${(e as Error).message}`);
+    } finally {
+        running = null;
+    }
+}
+
+if (interactive) rl.prompt();
+for await (const item of rl) {
+    const line = item.trim();
+    if (line && !interactive) out('user', `You › ${line}`);   // 管道输入不回显，替它打出来，输出才读得懂
+    if (line.startsWith('/') && !command(line)) break;
+    if (line && !line.startsWith('/')) await turn(line);
+    if (interactive) rl.prompt();
+}
+exit();
+
+// —— 加固：Ctrl+C 与管道、显示细节、退出 ——
+
+/** Ctrl+C：回复进行中 → 取消这一轮；空闲时 → 退出。管道输入时收到 SIGINT 直接走退出流程。 */
+function handleSignals(): void {
+    rl.on('SIGINT', () => (running ? running.abort() : rl.close()));
+    process.on('SIGINT', () => exit());
+    process.stdout.on('error', () => exit());   // 读输出的一方先关了管道（… | head）：安静退出，不打印堆栈
+}
+
+/** 把流式片段打到终端：思考内容变暗（无颜色时以「思考：」开头），正文绿色；思考之后的正文另起一行。 */
 function createPrinter() {
     let last = '';
     return (piece: ReplyPiece) => {
@@ -58,33 +87,27 @@ function createPrinter() {
     };
 }
 
-async function turn(text: string): Promise<void> {
-    const controller = new AbortController();
-    running = controller;
-    const print = createPrinter();
-    try {
-        for await (const piece of chat.streamReply(text, controller.signal)) print(piece);
-        process.stdout.write('\n');
-    } catch (e) {
-        if (controller.signal.aborted) out('system', '\n（已中断，本轮已撤销）');
-        else err('error', `\n请求失败：${(e as Error).message}`);
-    } finally {
-        running = null;
-    }
-}
-
-function exit(): never {
+// 退出：说 bye，等输出写完再结束进程。已经在等的时候又来一次（再按 Ctrl+C，或读的一方关了管道、写出错）就立即退出：
+// 那时要么用户不想等了，要么已经没有能送到的东西了。退出码已定（process.exitCode）就表示退出流程开始了
+function exit(): void {
+    if (process.exitCode !== undefined) process.exit();
+    process.exitCode = 0;
     out('system', 'bye');
-    process.exit(0);
+    void exitWhenDrained(0);
 }
 
-// readline 的异步迭代替我们排队：回复进行中打的行、管道里后面的行都先存着，按顺序交出来，一行也不丢
-if (interactive) rl.prompt();
-for await (const item of rl) {
-    const line = item.trim();
-    if (line && !interactive) out('user', `You › ${line}`);
-    if (line.startsWith('/') && !command(line)) break;
-    if (line && !line.startsWith('/')) await turn(line);
-    if (interactive) rl.prompt();
+/**
+ * 等 stdout、stderr 里已经写出的内容都交给了系统，再以 code 退出。管道的另一头读得慢时（agent | (sleep 2; cat)），
+ * 回复的后半截和 bye 还排在 Node 的写缓冲里，立刻 process.exit 会把它们丢掉。空写的回调排在之前所有写入之后；
+ * 读的一方已经关了管道时，回调带着错误马上回来。返回的 Promise 永远不兑现：等着它的代码不会再往下跑。
+ */
+function exitWhenDrained(code: number): Promise<never> {
+    return new Promise(() => {
+        let pending = 2;
+        const done = () => {
+            if (--pending === 0) process.exit(code);
+        };
+        process.stdout.write('', done);
+        process.stderr.write('', done);
+    });
 }
-exit();

@@ -5,29 +5,41 @@ import type { Config } from './config.js';
 import { errorMessage, readChatStream, tryParse, type Delta, type StreamResult } from './sse.js';
 import { trace } from './trace.js';
 
-export interface Message {
-    role: 'user' | 'assistant';
-    content: string;
+export type Message = { role: 'user' | 'assistant'; content: string };
+
+export class ApiError extends Error {}   // 给用户看的错误：消息里已经带着 HTTP 状态和服务商自己的原话
+
+/** 流式请求：边收边产出文字/思考增量，读完返回整个回复。 */
+export async function* streamChat(cfg: Config, messages: Message[], signal?: AbortSignal): AsyncGenerator<Delta, StreamResult> {
+    const res = await post(cfg, { model: cfg.model, messages, stream: true }, signal);
+    await rejectJsonReply(res);   // 有的服务用 HTTP 200 返回 JSON 错误
+    return yield* readChatStream(res.body!);
 }
 
-/** 给用户看的错误：消息里已经带着 HTTP 状态和服务商自己的原话。 */
-export class ApiError extends Error {}
-
-const MAX_RETRIES = 2;
-
-/** 发请求：连接失败和 408/409/429/5xx 最多重试两次。流开始之后就不再重试：重放会让已经显示的文字重复。 */
+/** 发请求：失败时抛出 ApiError，可以重试的失败先重试（见 withRetry）。 */
 async function post(cfg: Config, body: object, signal?: AbortSignal): Promise<Response> {
     const headers = { 'Authorization': `Bearer ${cfg.apiKey}`, 'Content-Type': 'application/json', 'Accept': 'text/event-stream' };
     const json = JSON.stringify(body);   // 只序列化一次：每次重试、追踪用的都是这一份
+    return withRetry(cfg.baseUrl, signal, () => {
+        trace('→', json);
+        return fetch(`${cfg.baseUrl}/chat/completions`, { method: 'POST', headers, body: json, signal });
+    });
+}
+
+// —— 加固：重试与错误提示 ——
+
+const MAX_RETRIES = 2;
+
+/** 连接失败和 408/409/429/5xx 最多重试两次。流开始之后就不再重试：重放会让已经显示的文字重复。 */
+async function withRetry(baseUrl: string, signal: AbortSignal | undefined, send: () => Promise<Response>): Promise<Response> {
     for (let attempt = 0; ; attempt++) {
         let res: Response;
-        trace('→', json);
         try {
-            res = await fetch(`${cfg.baseUrl}/chat/completions`, { method: 'POST', headers, body: json, signal });
+            res = await send();
         } catch (e) {
             if (signal?.aborted) throw e;   // 用户取消：不报错也不重试
             const cause = (e as { cause?: { code?: string; message?: string } }).cause;   // 真正的原因（ECONNREFUSED……）藏在这里
-            const reason = `无法连接 ${cfg.baseUrl}（${cause?.code ?? cause?.message ?? (e as Error).message}）`;
+            const reason = `无法连接 ${baseUrl}（${cause?.code ?? cause?.message ?? (e as Error).message}）`;
             if (attempt >= MAX_RETRIES) throw new ApiError(`${reason}\n提示：请检查 OPENAI_BASE_URL 的地址和端口是否写对、服务是否在运行`);
             await wait(backoff(attempt), reason, signal);
             continue;
@@ -81,14 +93,10 @@ function describeHttpError(status: number, payload: any, raw: string): string {
     return text;
 }
 
-/** 流式请求：边收边产出文字/思考增量，读完返回整个回复。 */
-export async function* streamChat(cfg: Config, messages: Message[], signal?: AbortSignal): AsyncGenerator<Delta, StreamResult> {
-    const res = await post(cfg, { model: cfg.model, messages, stream: true }, signal);
-    if ((res.headers.get('content-type') ?? '').includes('application/json')) {
-        // 有的服务（如 LM Studio）会用 HTTP 200 返回 JSON 错误
-        const raw = await res.text();
-        const payload = tryParse(raw);
-        throw new ApiError(payload?.error ? errorMessage(payload, raw) : '服务器没有以流的形式回复（application/json）');
-    }
-    return yield* readChatStream(res.body!);
+/** 有的服务（如 LM Studio）会用 HTTP 200 返回 JSON 错误：读出原话抛出，而不是当成一个空的流。 */
+async function rejectJsonReply(res: Response): Promise<void> {
+    if (!(res.headers.get('content-type') ?? '').includes('application/json')) return;
+    const raw = await res.text();
+    const payload = tryParse(raw);
+    throw new ApiError(payload?.error ? errorMessage(payload, raw) : '服务器没有以流的形式回复（application/json）');
 }

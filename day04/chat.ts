@@ -3,14 +3,9 @@ import { randomBytes } from 'node:crypto';
 import type { Config } from './config.js';
 import { ApiError, streamChat, type Message } from './llm.js';
 import type { Delta, StreamResult, ToolCall } from './sse.js';
-import { execTool, toOpenAITools } from './tools.js';
+import { execTool, toOpenAITools, truncateOutput } from './tools.js';
 
-/** streamReply 产出的片段：模型增量、一行灰色提示，或黄色的进度行（都不进历史）。 */
-export type ReplyPiece = Delta | { type: 'notice' | 'progress'; text: string };
-
-// Day 2：一轮对话里最多几轮工具调用，防止模型无限循环
-export const MAX_TOOL_TURNS = 5;
-const CAP_NOTICE = '工具调用轮数过多，已停止';
+export type ReplyPiece = Delta | { type: 'notice' | 'progress'; text: string };   // Day 2：多了黄色的进度行；提示和进度都不进历史
 
 export class Chat {
     history: Message[] = [];
@@ -36,7 +31,7 @@ export class Chat {
      * Day 2：工具循环。流结束时只要有调用且每个调用都有名字，就是一轮工具调用（finish_reason 只作参考）：
      * 先存带 tool_calls 的 assistant 消息，再按顺序执行，每个调用存一条 tool 消息，然后再请求。
      */
-    protected async *toolLoop(signal?: AbortSignal): AsyncGenerator<ReplyPiece> {
+    private async *toolLoop(signal?: AbortSignal): AsyncGenerator<ReplyPiece> {
         for (let round = 0; round < MAX_TOOL_TURNS; round++) {
             const tools = toOpenAITools();
             const result = yield* this.requestOnce(signal, tools.length ? { tools } : {});
@@ -50,21 +45,31 @@ export class Chat {
             for (const call of calls) {
                 const output = await untilAborted(execTool(call.name, call.arguments, signal), signal);
                 this.history.push({ role: 'tool', tool_call_id: call.id, content: output });
-                yield { type: 'progress', text: `调用工具 ${call.name} → ${shorten(output)}` };
+                yield { type: 'progress', text: `调用工具 ${call.name} → ${preview(output)}` };
             }
         }
-        // 到达上限：提示也存成 assistant 消息，历史以回答结尾，下一轮请求依然合法
-        yield { type: 'progress', text: CAP_NOTICE };
-        this.history.push({ role: 'assistant', content: CAP_NOTICE });
+        yield* this.stopAtCap();
     }
 
     /** 发一次流式请求，边收边产出增量；流不完整（出错，或没见到 finish_reason）就抛错。 */
-    protected async *requestOnce(signal?: AbortSignal, extra: object = {}): AsyncGenerator<ReplyPiece, StreamResult> {
+    private async *requestOnce(signal?: AbortSignal, extra: object = {}): AsyncGenerator<ReplyPiece, StreamResult> {
         const result = yield* streamChat(this.cfg, { messages: this.history, ...extra }, signal);
         if (!result.complete) throw new ApiError(result.error ?? '流在回复完成之前就结束了');
         return result;
     }
+
+    // —— 加固：轮数上限、取消、补齐工具调用、进度行与停止原因 ——
+
+    /** Day 2：到达上限：提示也存成 assistant 消息，历史以回答结尾，下一轮请求依然合法。 */
+    private *stopAtCap(): Generator<ReplyPiece> {
+        yield { type: 'progress', text: CAP_NOTICE };
+        this.history.push({ role: 'assistant', content: CAP_NOTICE });
+    }
 }
+
+// Day 2：一轮对话里最多几轮工具调用，防止模型无限循环
+const MAX_TOOL_TURNS = 5;
+const CAP_NOTICE = '工具调用轮数过多，已停止';
 
 /**
  * 等工具结束，但这一轮被取消时立刻不再等：这一轮马上回滚。工具也收到同一个信号自己停下
@@ -95,10 +100,9 @@ function assistantWithCalls(result: StreamResult, calls: ToolCall[]): Message {
     return message;
 }
 
-/** 进度行里只放结果的开头，完整结果已经交给模型。 */
-function shorten(text: string, max = 200): string {
-    const flat = text.replace(/\s*\n\s*/g, ' ⏎ ');
-    return flat.length <= max ? flat : flat.slice(0, max) + '…';
+/** 进度行只有一行，只放结果的开头：完整结果已经交给模型。 */
+function preview(output: string): string {
+    return truncateOutput(output, 200).replace(/\s*\n\s*/g, ' ⏎ ');
 }
 
 function* stopNotice(result: StreamResult): Generator<ReplyPiece> {

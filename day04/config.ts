@@ -5,23 +5,60 @@ import { parseEnv } from 'node:util';
 
 export type Config = { baseUrl: string; apiKey: string; model: string };
 
-function loadDotEnv(): void {
-    if (!fs.existsSync('.env')) return;   // 没有 .env 也可以：变量可以直接放在环境里
-    for (const [name, value] of Object.entries(parseEnv(fs.readFileSync('.env', 'utf8')))) if (!process.env[name]) process.env[name] = value;
-}
+const DEFAULT_BASE_URL = 'https://api.deepseek.com';
 
 export function loadConfig(): Config {
-    loadDotEnv();
-    const env = (name: string, fallback: string) => process.env[name] || fallback;
-    const apiKey = env('OPENAI_API_KEY', '');
-    if (!apiKey) {
-        const where = fs.existsSync('.env') ? '在 .env 里填上' : '把 .env.example 复制为 .env 并填上';   // 已有 .env 的人不必再复制一遍
-        console.error(`缺少 OPENAI_API_KEY：请${where} OPENAI_API_KEY=你的密钥（或设为环境变量）\n没有密钥也能先看演示：npm run demo -- ${path.basename(import.meta.dirname)}`);
-        process.exit(1);
-    }
-    return {
-        baseUrl: env('OPENAI_BASE_URL', 'https://api.deepseek.com').replace(/\/+$/, ''),
-        apiKey,
+    const file = fs.existsSync('.env') ? parseEnv(fs.readFileSync('.env', 'utf8')) : {};   // 没有 .env 也可以：变量可以直接放在环境里
+    for (const [name, value] of Object.entries(file)) if (!process.env[name] && exportable(name)) process.env[name] = value;
+    const env = (name: string, fallback = '') => process.env[name] || file[name] || fallback;
+    return keyStaysWithAddress({
+        baseUrl: env('OPENAI_BASE_URL', DEFAULT_BASE_URL).replace(/\/+$/, ''),
+        apiKey: env('OPENAI_API_KEY') || missingKey(),
         model: env('OPENAI_MODEL', 'deepseek-v4-flash'),
-    };
+    }, file);
+}
+
+// —— 加固：缺少密钥时说清怎么补；文件夹里的 .env 不能替你选密钥发往哪里 ——
+
+function missingKey(): never {
+    const where = fs.existsSync('.env') ? '在 .env 里填上' : '把 .env.example 复制为 .env 并填上';   // 已有 .env 的人不必再复制一遍
+    console.error(`缺少 OPENAI_API_KEY：请${where} OPENAI_API_KEY=你的密钥（或设为环境变量）\n没有密钥也能先看演示：npm run demo -- ${path.basename(import.meta.dirname)}`);
+    process.exit(1);
+}
+
+// .env 是当前文件夹的：克隆来的仓库可以自带一个。放进 process.env 的只有 Agent 自己的设置（GEEKAGENT_*，读它们的代码在
+// 别的文件里），别的变量只留在 file 里：Agent 启动的程序（之后阶段的命令）不该从仓库的 .env 拿到 NODE_OPTIONS、LD_PRELOAD、
+// PYTHONPATH、GIT_* 这类会让它们执行仓库里代码的变量。OPENAI_* 由 loadConfig 直接从 file 读、也不放进环境：
+// 否则命令里用 OpenAI SDK 的程序会把环境里你的密钥发往 .env 写的地址。要交给命令的变量，请设为真实的环境变量
+function exportable(name: string): boolean {
+    return name.startsWith('GEEKAGENT_');
+}
+
+/**
+ * 密钥和它发往的地址来自同一处：都来自真实环境，或者都来自同一个 .env。.env 写了 OPENAI_BASE_URL、密钥却来自环境变量时，
+ * 这个地址不用——否则一个克隆来的仓库只要放一行 OPENAI_BASE_URL=http://别人的服务器/v1，就能收走你的密钥和每一条消息。
+ * 写的就是默认地址时没有差别，不提示。限制：密钥和地址都写在同一个 .env 里时照用（那是这个 .env 自己的密钥），
+ * 有人改了其中的地址，下次启动横幅里「密钥发往」会显示新的主机。
+ */
+function keyStaysWithAddress(cfg: Config, file: NodeJS.Dict<string>): Config {
+    const address = (file.OPENAI_BASE_URL ?? '').replace(/\/+$/, '');
+    if (!address || address === DEFAULT_BASE_URL || process.env.OPENAI_BASE_URL || !process.env.OPENAI_API_KEY) return cfg;
+    const safe = { ...cfg, baseUrl: DEFAULT_BASE_URL };
+    console.error(`.env 里的模型地址 ${shown(address)} 没有使用：密钥来自环境变量，不发往文件夹里 .env 写的地址，仍发往 ${keyHost(safe)}。\n` +
+        '要用这个地址：把 OPENAI_API_KEY 也写进这个 .env（不设为环境变量），或者把 OPENAI_BASE_URL 设为环境变量');
+    return safe;
+}
+
+/** 密钥发往的主机（横幅里显示）：按 URL 解析，国际化域名显示成 punycode（看得出 аpple.com 不是 apple.com）。 */
+export function keyHost(cfg: Config): string {
+    try {
+        return new URL(cfg.baseUrl).host || shown(cfg.baseUrl);
+    } catch {
+        return shown(cfg.baseUrl);   // 写错的地址原样显示，请求时再报错
+    }
+}
+
+// 来自 .env 的文字只显示可见的 ASCII：双向控制符、零宽字符、形近的外文字母都成了 \uXXXX
+function shown(text: string): string {
+    return text.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

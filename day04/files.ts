@@ -1,18 +1,17 @@
 // Day 4：文件工具 ls / read / glob / write / patch。本阶段路径都相对当前目录解析，还没有越界检查。
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { applyHunks, diff, type Hunk } from './diff.js';
 import { glob, GLOB_LIMIT } from './glob.js';
 import { confirm, MAX_OUTPUT_CHARS, registerTool, stringArg } from './tools.js';
-
-const resolvePath = (p: string) => path.resolve(p);
 
 const schema = (properties: Record<string, unknown>, required: string[]) =>
     ({ type: 'object', properties, required, additionalProperties: false });
 
 /** write 和 patch 共用的写入流程：读旧内容 → 相同就直接成功 → 显示 diff 并确认 → 建目录、写入。 */
 async function writeWithConfirm(file: string, next: (old: string) => string, done: string, cancelled: string): Promise<string> {
-    const abs = resolvePath(file);
+    const abs = path.resolve(file);
     let old = '';
     try {
         old = fs.readFileSync(abs, 'utf8');
@@ -21,7 +20,7 @@ async function writeWithConfirm(file: string, next: (old: string) => string, don
     }
     const content = next(old);
     if (content === old && fs.existsSync(abs)) return done;
-    if (!(await confirm(`\n${diff(old, content)}\n确认写入 ${abs}？`))) return cancelled;
+    if (!(await confirm(`\n${diff(old, content)}\n确认写入 ${abs}？${ownConfigNote(abs)}`))) return cancelled;
     fs.mkdirSync(path.dirname(abs), { recursive: true });
     fs.writeFileSync(abs, content, 'utf8');
     return done;
@@ -36,7 +35,7 @@ export function registerFileTools(): void {
             const dir = typeof args.path === 'string' && args.path ? args.path : '.';
             let entries: fs.Dirent[];
             try {
-                entries = fs.readdirSync(resolvePath(dir), { withFileTypes: true });
+                entries = fs.readdirSync(path.resolve(dir), { withFileTypes: true });
             } catch (e) {
                 return `打开目录失败：${(e as Error).message}`;
             }
@@ -60,16 +59,11 @@ export function registerFileTools(): void {
             const file = stringArg(args, 'path');
             let text: string;
             try {
-                text = fs.readFileSync(resolvePath(file), 'utf8');
+                text = fs.readFileSync(path.resolve(file), 'utf8');
             } catch (e) {
                 return `读取文件失败：${(e as Error).message}`;
             }
-            const offset = Math.max(0, Math.floor(Number(args.offset) || 0));
-            if (offset >= text.length && text.length > 0) return 'offset 已经超出文件末尾';
-            const end = Math.min(text.length, offset + MAX_OUTPUT_CHARS);
-            let result = `（文件共 ${text.length} 个字符，本次读取 ${offset}-${end}）\n${text.slice(offset, end)}`;
-            if (end < text.length) result += `\n还有更多内容；用 offset=${end} 继续调用 read`;
-            return result;
+            return page(text, args.offset);
         },
     });
 
@@ -125,4 +119,37 @@ export function registerFileTools(): void {
             return writeWithConfirm(file, (old) => applyHunks(old, hunks), `已对 ${file} 应用 ${Array.isArray(hunks) ? hunks.length : 0} 处修改`, '已取消修改');
         },
     });
+}
+
+// —— 加固：长文件分页、写 Agent 自己的配置时说一声 ——
+
+/** read 的一页：从 offset 起最多 MAX_OUTPUT_CHARS 个字符，说明总长和下一页从哪里继续。 */
+function page(text: string, from: unknown): string {
+    const offset = Math.max(0, Math.floor(Number(from) || 0));
+    if (offset >= text.length && text.length > 0) return 'offset 已经超出文件末尾';
+    const end = Math.min(text.length, offset + MAX_OUTPUT_CHARS);
+    let result = `（文件共 ${text.length} 个字符，本次读取 ${offset}-${end}）\n${text.slice(offset, end)}`;
+    if (end < text.length) result += `\n还有更多内容；用 offset=${end} 继续调用 read`;
+    return result;
+}
+
+// 写的是 Agent 自己的配置（当前文件夹的 .env、.geekagent/ 下的文件、主目录的 ~/.geekagent/）时在问题里说出来：一行 diff
+// 看不出这个文件管着密钥发往哪里、哪些工具不经询问就执行；改动下次启动才生效，那时未必还会再问。按真实路径比较，
+// 经符号链接写过去也认得出
+function ownConfigNote(file: string): string {
+    const target = realPath(file);
+    const here = realPath(process.cwd());
+    const dirs = [path.join(here, '.geekagent'), path.join(realPath(os.homedir()), '.geekagent')];
+    const own = target === path.join(here, '.env') || dirs.some((dir) => target.startsWith(dir + path.sep));
+    return own ? '（这是 Agent 自己的配置，下次启动生效）' : '';
+}
+
+// 真实路径；还不存在的部分接在最近一级存在的目录的真实路径后面
+function realPath(p: string): string {
+    try {
+        return fs.realpathSync(p);
+    } catch {
+        const parent = path.dirname(p);
+        return parent === p ? p : path.join(realPath(parent), path.basename(p));
+    }
 }

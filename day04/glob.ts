@@ -5,44 +5,33 @@ import path from 'node:path';
 
 export const GLOB_LIMIT = 200;
 
-/** 把一个路径段的模式转成正则（只在单个段内匹配，不跨 /）。 */
-export function segmentRegExp(seg: string): RegExp {
-    let re = '';
+// 一个路径段的模式拆成记号（段内匹配，不跨 /）：'*' 是任意一串字符；函数匹配一个字符（? [abc] [a-z] [!a] 和普通字符）；
+// 数组是 {a,b} 的几个选项，按字面。拿记号去匹配名字的是下面的 linearMatch。
+type Token = '*' | ((c: string) => boolean) | string[];
+function segmentTokens(seg: string): Token[] {
+    const tokens: Token[] = [];
     for (let i = 0; i < seg.length; i++) {
         const c = seg[i];
-        if (c === '*') re += '[^/]*';
-        else if (c === '?') re += '[^/]';
-        else if (c === '[') {
+        if (c === '*') tokens.push('*');
+        else if (c === '?') tokens.push(() => true);
+        else if (c === '[' && seg.includes(']', i + 2)) {
             const end = seg.indexOf(']', i + 2);
-            if (end === -1) {
-                re += '\\[';
-                continue;
-            }
-            let body = seg.slice(i + 1, end).replace(/\\/g, '\\\\');
-            if (body.startsWith('!')) body = '^' + body.slice(1);
-            re += `[${body}]`;
+            const body = seg.slice(i + 1, end).replace(/\\/g, '\\\\').replace(/^!/, '^');
+            const set = new RegExp(`[${body}]`);   // 字符类借正则来测：只测一个字符，不会回溯
+            tokens.push((ch) => set.test(ch));
             i = end;
-        } else if (c === '{') {
+        } else if (c === '{' && seg.includes('}', i)) {
             const end = seg.indexOf('}', i);
-            if (end === -1) {
-                re += '\\{';
-                continue;
-            }
-            re += '(?:' + seg.slice(i + 1, end).split(',').map(escape).join('|') + ')';
+            tokens.push(seg.slice(i + 1, end).split(','));
             i = end;
-        } else re += escape(c);
+        } else tokens.push((ch) => ch === c);   // 其余按字面，没有闭合的 [ 和 { 也是
     }
-    return new RegExp(`^${re}$`);
+    return tokens;
 }
-
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-
-const cache = new Map<string, RegExp>();
 
 export function matchSegment(seg: string, name: string): boolean {
     if (name.startsWith('.') && !seg.startsWith('.')) return false;
-    if (!cache.has(seg)) cache.set(seg, segmentRegExp(seg));
-    return cache.get(seg)!.test(name);
+    return linearMatch(seg, name);
 }
 
 /**
@@ -96,4 +85,68 @@ export function glob(pattern: string, base: string): { paths: string[]; truncate
     if (segs.length) walk('', 0);
     const paths = [...found].sort().map((p) => (absolute ? '/' + p : p));
     return { paths: paths.slice(0, GLOB_LIMIT), truncated: paths.length > GLOB_LIMIT };
+}
+
+// —— 加固：线性时间的匹配（不用回溯正则），编译结果缓存起来 ——
+// 把模式转成正则最直接，但回溯正则遇到 *a*a*a*a…b 和一个长名字，要试的切法随星号个数指数增长，Agent 就卡死了；
+// glob 不用确认，模型一句话就能让它卡住。这里把记号连成一张图（NFA），逐个字符推进「此刻可能停在图上哪些位置」
+// 的集合，每个位置每个字符最多看一次：时间不超过 名字长度 × 模式长度，没有回溯。
+// ** 遍历大目录时同一段要和成千上万个名字比较，编译好的图缓存起来。
+
+// 图上的一个位置：test 为 null 的是分叉（{a,b} 的入口，不吃字符，next 是各个选项）；其余的吃一个字符，next 只有一个；
+// loop 的是 *（吃一个字符后留在原地，也可以不吃、直接跳到 next）
+interface Step { test: ((c: string) => boolean) | null; loop: boolean; next: number[] }
+const ACCEPT = -1;   // 走到这里、名字也正好用完，就是匹配
+const cache = new Map<string, { steps: Step[]; start: number }>();
+
+function linearMatch(seg: string, name: string): boolean {
+    if (!cache.has(seg)) cache.set(seg, compile(segmentTokens(seg)));
+    const { steps, start } = cache.get(seg)!;
+    let at = reach(steps, [start]);
+    // 按 UTF-16 码元逐个走，和原来的正则（不带 u 标志）一样：? 匹配一个码元
+    for (let i = 0; i < name.length && at.size > 0; i++) {
+        const next: number[] = [];
+        for (const id of at) {
+            if (id !== ACCEPT && steps[id].test?.(name[i])) next.push(steps[id].loop ? id : steps[id].next[0]);
+        }
+        at = reach(steps, next);
+    }
+    return at.has(ACCEPT);
+}
+
+/** 从后往前连：每个记号指向它后面那一步，所以不需要回填。 */
+function compile(tokens: Token[]): { steps: Step[]; start: number } {
+    const steps: Step[] = [];
+    const add = (test: Step['test'], loop: boolean, next: number[]) => steps.push({ test, loop, next }) - 1;
+    let follow = ACCEPT;
+    for (let t = tokens.length - 1; t >= 0; t--) {
+        const token = tokens[t];
+        if (token === '*') follow = add(() => true, true, [follow]);
+        else if (typeof token === 'function') follow = add(token, false, [follow]);
+        else {
+            const after = follow;   // 每个选项按字面连成一串，末尾接到同一个后继上
+            follow = add(null, false, token.map((option) => {
+                let to = after;
+                for (let k = option.length - 1; k >= 0; k--) {
+                    const ch = option[k];
+                    to = add((c) => c === ch, false, [to]);
+                }
+                return to;
+            }));
+        }
+    }
+    return { steps, start: follow };
+}
+
+/** 加上不吃字符就能到的位置：分叉的每个选项，* 后面那一步（* 可以匹配零个字符）。用栈不用递归：模式可能很长。 */
+function reach(steps: Step[], ids: number[]): Set<number> {
+    const seen = new Set<number>();
+    const todo = [...ids];
+    while (todo.length > 0) {
+        const id = todo.pop()!;
+        if (seen.has(id)) continue;
+        seen.add(id);
+        if (id !== ACCEPT && (steps[id].test === null || steps[id].loop)) for (const to of steps[id].next) todo.push(to);
+    }
+    return seen;
 }

@@ -2,9 +2,9 @@
 import readline from 'node:readline';
 import { Chat, type ReplyPiece } from './chat.js';
 import { colorEnabled, err, out, paint } from './color.js';
-import { loadConfig } from './config.js';
+import { keyHost, loadConfig } from './config.js';
 import { registerFileTools } from './files.js';
-import { EOF, InputQueue } from './input.js';
+import { askPaged, EOF, InputQueue } from './input.js';
 import { registerShellTools } from './shell.js';
 import { listTools, setConfirmFn } from './tools.js';
 import { traceStatus } from './trace.js';
@@ -14,28 +14,20 @@ const chat = new Chat(cfg);
 // 注册的先后就是工具在请求里、在 /help 里的顺序
 registerShellTools();
 registerFileTools();
-const queue = new InputQueue();
+const queue = new InputQueue();   // Day 3：行先排队，确认问题也从这里取回答
 const interactive = Boolean(process.stdin.isTTY);
-let running: AbortController | null = null;
+let running: AbortController | null = null;   // 进行中的一轮
+let confirming = false;                         // Day 3：正在等 [y/N] 的回答
 
 const BANNER = 'GeekAgent Day 4 — 文件工具与工具注册表（day04）';
 out('system', BANNER);
-out('system', `模型：${cfg.model}　输入 /help 查看命令`);
+out('system', `模型：${cfg.model}　密钥发往 ${keyHost(cfg)}　输入 /help 查看命令`);
 if (process.env.GEEKAGENT_TRACE) out('system', traceStatus(false));
-
 const rl = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: interactive });
 rl.setPrompt(paint('user', 'You › '));
 rl.on('line', (line) => queue.push(line));
 rl.on('close', () => queue.push(EOF));
-// Ctrl+C：回复进行中 → 取消这一轮；空闲时 → 退出。管道输入时收到 SIGINT 直接走退出流程。
-rl.on('SIGINT', () => {
-    if (!running) return queue.push(EOF);
-    running.abort();
-    if (confirming) queue.push('');   // 正在等 [y/N]：替用户答「否」，免得它吞掉下一行输入
-});
-// SIGTERM、SIGHUP 也走退出流程：shell 命令留下的进程组在 exit 事件里才会被杀掉
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void exit());
-process.stdout.on('error', () => exit());   // 读输出的一方先关了管道（… | head）：安静退出，不打印堆栈
+handleSignals();
 
 const HELP = [
     '/help   显示帮助',
@@ -44,20 +36,12 @@ const HELP = [
     '/exit   退出（Ctrl+D、Ctrl+C 也可以）',
 ];
 
-// Day 3：工具请求确认时，管道里的下一行就是回答；终端里只有提问之后打的一行算数，
-// 提前打的行（回复还没出来时敲的 y）留在队里，之后照常当输入处理。y / yes 同意，其余拒绝
-let confirming = false;
-setConfirmFn(async (prompt) => {
-    out('tool', prompt);
+// Day 3：工具请求确认：先问，下一行就是回答。y / yes 同意，其余拒绝；太长的提示只显示开头，回答 d 分页看全文
+setConfirmFn((prompt) => askPaged(prompt, async (question) => {
+    out('tool', question);
     out('tool', '[y/N] ', false);
-    confirming = true;
-    const typed = interactive ? rl.line : '';   // 提问前已经打在行里、还没按回车的字也不算回答
-    const item = await (interactive ? queue.nextFresh() : queue.next());
-    confirming = false;
-    const answer = item === EOF ? '' : (item.startsWith(typed) ? item.slice(typed.length) : item).trim();
-    if (!interactive) out('system', answer);
-    return /^(y|yes)$/i.test(answer);
-});
+    return nextAnswer();
+}, (page) => out('tool', page)));
 
 /** 执行一条命令；返回 false 表示要退出。 */
 function command(line: string): boolean {
@@ -73,7 +57,61 @@ function command(line: string): boolean {
     return true;
 }
 
-/** 把流式片段打到终端：思考内容变暗（无颜色时以「思考：」开头），正文绿色。 */
+async function turn(text: string): Promise<void> {
+    const controller = running = new AbortController();
+    const print = createPrinter();   // 思考内容变暗，正文绿色，提示灰色
+    try {
+        for await (const piece of chat.streamReply(text, controller.signal)) print(piece);
+        process.stdout.write('\n');
+    } catch (e) {
+        if (controller.signal.aborted) out('system', '\n（已中断，本轮已撤销）');
+        else err('error', `\n请求失败：${(e as Error).message}`);
+    } finally {
+        running = null;
+    }
+}
+
+// Day 3：行从输入队列里取；队里还有行时不提示，它们马上就处理
+for (;;) {
+    if (interactive && queue.size === 0) rl.prompt();
+    const item = await queue.next();
+    if (item === EOF) break;
+    const line = item.trim();
+    if (line && !interactive) out('user', `You › ${line}`);   // 管道输入不回显，替它打出来，输出才读得懂
+    if (line.startsWith('/') && !command(line)) break;
+    if (line && !line.startsWith('/')) await turn(line);
+}
+exit();
+
+// —— 加固：Ctrl+C 与管道、显示细节、退出 ——
+
+/** Ctrl+C：回复进行中 → 取消这一轮；空闲时 → 退出。管道输入时收到 SIGINT 直接走退出流程。 */
+function handleSignals(): void {
+    rl.on('SIGINT', () => {
+        if (!running) return queue.push(EOF);
+        running.abort();
+        if (confirming) queue.push('');   // Day 3：正在等 [y/N]：替用户答「否」，免得它吞掉下一行输入
+    });
+    // SIGTERM、SIGHUP 也走退出流程：shell 命令留下的进程组在 exit 事件里才会被杀掉
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void exit());
+    process.stdout.on('error', () => exit());   // 读输出的一方先关了管道（… | head）：安静退出，不打印堆栈
+}
+
+/**
+ * Day 3：确认问题的回答。管道里的下一行就是回答；终端里只有提问之后打的一行算数，
+ * 提前打的行（回复还没出来时敲的 y）留在队里，之后照常当输入处理。
+ */
+async function nextAnswer(): Promise<string> {
+    confirming = true;
+    const typed = interactive ? rl.line : '';   // 提问前已经打在行里、还没按回车的字也不算回答
+    const item = await (interactive ? queue.nextFresh() : queue.next());
+    confirming = false;
+    const answer = item === EOF ? '' : (item.startsWith(typed) ? item.slice(typed.length) : item).trim();
+    if (!interactive) out('system', answer);
+    return answer;
+}
+
+/** 把流式片段打到终端：思考内容变暗（无颜色时以「思考：」开头），正文绿色；思考之后的正文另起一行。 */
 function createPrinter() {
     let last = '';
     return (piece: ReplyPiece) => {
@@ -92,37 +130,27 @@ function createPrinter() {
     };
 }
 
-async function turn(text: string): Promise<void> {
-    const controller = new AbortController();
-    running = controller;
-    const print = createPrinter();
-    try {
-        for await (const piece of chat.streamReply(text, controller.signal)) print(piece);
-        process.stdout.write('\n');
-    } catch (e) {
-        if (controller.signal.aborted) out('system', '\n（已中断，本轮已撤销）');
-        else err('error', `\n请求失败：${(e as Error).message}`);
-    } finally {
-        running = null;
-    }
-}
-
-function exit(): never {
+// 退出：说 bye，等输出写完再结束进程。已经在等的时候又来一次（再按 Ctrl+C，或读的一方关了管道、写出错）就立即退出：
+// 那时要么用户不想等了，要么已经没有能送到的东西了。退出码已定（process.exitCode）就表示退出流程开始了
+function exit(): void {
+    if (process.exitCode !== undefined) process.exit();
+    process.exitCode = 0;
     out('system', 'bye');
-    process.exit(0);
+    void exitWhenDrained(0);
 }
 
-for (;;) {
-    if (interactive && queue.size === 0) rl.prompt();
-    const item = await queue.next();
-    if (item === EOF) break;
-    const line = item.trim();
-    if (!line) continue;
-    if (!interactive) out('user', `You › ${line}`);
-    if (line.startsWith('/')) {
-        if (!command(line)) break;
-        continue;
-    }
-    await turn(line);
+/**
+ * 等 stdout、stderr 里已经写出的内容都交给了系统，再以 code 退出。管道的另一头读得慢时（agent | (sleep 2; cat)），
+ * 回复的后半截和 bye 还排在 Node 的写缓冲里，立刻 process.exit 会把它们丢掉。空写的回调排在之前所有写入之后；
+ * 读的一方已经关了管道时，回调带着错误马上回来。返回的 Promise 永远不兑现：等着它的代码不会再往下跑。
+ */
+function exitWhenDrained(code: number): Promise<never> {
+    return new Promise(() => {
+        let pending = 2;
+        const done = () => {
+            if (--pending === 0) process.exit(code);
+        };
+        process.stdout.write('', done);
+        process.stderr.write('', done);
+    });
 }
-exit();

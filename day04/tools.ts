@@ -18,30 +18,34 @@ export function listTools(): Tool[] {
     return [...registry.values()];
 }
 
+/** 一个工具在请求里的样子：这个格式只写在这里。 */
+export function openAITool(tool: Tool): object {
+    return { type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } };
+}
+
 /** 发给模型的 tools 数组；为空时调用方不要发 tools 字段。 */
 export function toOpenAITools(): object[] {
-    return listTools().map((t) => ({
-        type: 'function',
-        function: { name: t.name, description: t.description, parameters: t.parameters },
-    }));
+    return listTools().map(openAITool);
 }
 
 /** 执行工具，永不抛异常：所有问题都变成模型读得懂的结果文本。 */
 export async function execTool(name: string, argsJson: string, signal?: AbortSignal): Promise<string> {
     const tool = registry.get(name);
     if (!tool) return `未知工具：${name}`;
-    let args: unknown;
+    const args = parseArgs(argsJson);
+    if (typeof args === 'string') return args;   // 不是 JSON 对象：说明文字交回模型
     try {
-        args = JSON.parse(argsJson.trim() === '' ? '{}' : argsJson);
-    } catch (e) {
-        return `参数不是有效的 JSON：${(e as Error).message}`;
-    }
-    if (!args || typeof args !== 'object' || Array.isArray(args)) return '参数不是有效的 JSON：必须是一个对象';
-    try {
-        return await tool.run(args as Record<string, unknown>, signal);
+        return await tool.run(args, signal);
     } catch (e) {
         return `工具执行失败：${(e as Error).message}`;
     }
+}
+
+/** 取字符串参数；缺失时抛出「缺少参数」，由 execTool 转成结果文本。 */
+export function stringArg(args: Record<string, unknown>, name: string): string {
+    const v = args[name];
+    if (typeof v !== 'string' || v === '') throw new Error(`缺少参数：${name}`);
+    return v;
 }
 
 // ---- 确认：默认拒绝，这样测试和库调用永远不会卡住；前端用 setConfirmFn 换成真正的提问 ----
@@ -56,15 +60,23 @@ export function confirm(prompt: string): Promise<boolean> {
     return confirmFn(prompt);
 }
 
-export const MAX_OUTPUT_CHARS = 2000;
+// —— 加固：参数解析与输出截断 ——
 
-export function truncateOutput(text: string, max = MAX_OUTPUT_CHARS): string {
-    return text.length <= max ? text : `${text.slice(0, max)}\n…(已截断，共 ${text.length} 个字符)`;
+/** 参数必须是 JSON 对象（空字符串当 {}）；不是时返回给模型看的说明文本。 */
+function parseArgs(argsJson: string): Record<string, unknown> | string {
+    let args: unknown;
+    try {
+        args = JSON.parse(argsJson.trim() === '' ? '{}' : argsJson);
+    } catch (e) {
+        return `参数不是有效的 JSON：${(e as Error).message}`;
+    }
+    if (!args || typeof args !== 'object' || Array.isArray(args)) return '参数不是有效的 JSON：必须是一个对象';
+    return args as Record<string, unknown>;
 }
 
-/** 取字符串参数；缺失时抛出「缺少参数」，由 execTool 转成结果文本。 */
-export function stringArg(args: Record<string, unknown>, name: string): string {
-    const v = args[name];
-    if (typeof v !== 'string' || v === '') throw new Error(`缺少参数：${name}`);
-    return v;
+export const MAX_OUTPUT_CHARS = 2000;
+
+/** 唯一的截断函数：给模型看的文本要截断都用它，截断的标记只写在这里。 */
+export function truncateOutput(text: string, max = MAX_OUTPUT_CHARS): string {
+    return text.length <= max ? text : `${text.slice(0, max)}\n…(已截断，共 ${text.length} 个字符)`;
 }

@@ -4,14 +4,9 @@ import type { Config } from './config.js';
 import { historySize, maxHistory, splitPoint, summaryRequest, SUMMARY_HEADER } from './compact.js';
 import { ApiError, complete, streamChat, type Message } from './llm.js';
 import type { Delta, StreamResult, ToolCall, Usage } from './sse.js';
-import { execTool, toOpenAITools } from './tools.js';
+import { execTool, toOpenAITools, truncateOutput } from './tools.js';
 
-/** streamReply 产出的片段：模型增量、一行灰色提示，或黄色的进度行（都不进历史）。 */
-export type ReplyPiece = Delta | { type: 'notice' | 'progress'; text: string };
-
-// Day 2：一轮对话里最多几轮工具调用，防止模型无限循环
-export const MAX_TOOL_TURNS = 5;
-const CAP_NOTICE = '工具调用轮数过多，已停止';
+export type ReplyPiece = Delta | { type: 'notice' | 'progress'; text: string };   // Day 2：多了黄色的进度行；提示和进度都不进历史
 
 export class Chat {
     history: Message[] = [];
@@ -19,14 +14,7 @@ export class Chat {
 
     constructor(private readonly cfg: Config) {}
 
-    /** Day 7：每次请求的真实用量（服务商给了才有），全屏界面的用量面板用它。 */
-    setUsageListener(fn: (usage: Usage) => void): void {
-        this.onUsage = fn;
-    }
-
-    /**
-     * Day 5：把较早的历史压缩成一条摘要，返回说明文字。失败时抛出，由调用方决定怎么提示。
-     */
+    /** Day 5：把较早的历史压缩成一条摘要，返回说明文字。失败时抛出，由调用方决定怎么提示。 */
     async compact(signal?: AbortSignal): Promise<string> {
         const s = splitPoint(this.history);
         if (s === 0) return '没有可以压缩的旧消息';
@@ -37,12 +25,17 @@ export class Chat {
         return `${s} 条旧消息已合并为 1 条摘要`;
     }
 
+    /** Day 7：每次请求的真实用量（服务商给了才有），全屏界面的用量面板用它。 */
+    setUsageListener(fn: (usage: Usage) => void): void {
+        this.onUsage = fn;
+    }
+
     reset(): void { this.history = []; }
 
     /** 一轮对话。任何失败（HTTP 错误、断网、断流、取消）都把历史截回本轮之前，已经显示的半截文字留在屏幕上。 */
     async *streamReply(input: string, signal?: AbortSignal): AsyncGenerator<ReplyPiece> {
         this.history.push({ role: 'user', content: input });
-        // 还没有可切的 user 边界（前几轮、单个超长的一轮）时不压缩也不提示，否则每轮都会多一行空话
+        // Day 5：历史太长时先压缩。还没有可切的 user 边界（前几轮、单个超长的一轮）时不压缩也不提示，否则每轮都会多一行空话
         if (historySize(this.history) > maxHistory() && splitPoint(this.history) > 0) {
             // 压缩失败不影响这一轮：保留原样继续
             const message = await this.compact(signal).catch(() => '历史压缩失败：保留原样');
@@ -62,7 +55,7 @@ export class Chat {
      * Day 2：工具循环。流结束时只要有调用且每个调用都有名字，就是一轮工具调用（finish_reason 只作参考）：
      * 先存带 tool_calls 的 assistant 消息，再按顺序执行，每个调用存一条 tool 消息，然后再请求。
      */
-    protected async *toolLoop(signal?: AbortSignal): AsyncGenerator<ReplyPiece> {
+    private async *toolLoop(signal?: AbortSignal): AsyncGenerator<ReplyPiece> {
         for (let round = 0; round < MAX_TOOL_TURNS; round++) {
             const tools = toOpenAITools();
             const result = yield* this.requestOnce(signal, tools.length ? { tools } : {});
@@ -76,23 +69,33 @@ export class Chat {
             for (const call of calls) {
                 const output = await untilAborted(execTool(call.name, call.arguments, signal), signal);
                 this.history.push({ role: 'tool', tool_call_id: call.id, content: output });
-                yield { type: 'progress', text: `调用工具 ${call.name} → ${shorten(output)}` };
+                yield { type: 'progress', text: `调用工具 ${call.name} → ${preview(output)}` };
             }
         }
-        // 到达上限：提示也存成 assistant 消息，历史以回答结尾，下一轮请求依然合法
-        yield { type: 'progress', text: CAP_NOTICE };
-        this.history.push({ role: 'assistant', content: CAP_NOTICE });
+        yield* this.stopAtCap();
     }
 
     /** 发一次流式请求，边收边产出增量；流不完整（出错，或没见到 finish_reason）就抛错。 */
-    protected async *requestOnce(signal?: AbortSignal, extra: object = {}): AsyncGenerator<ReplyPiece, StreamResult> {
-        const request = { messages: this.history, ...extra, stream_options: { include_usage: true } };
+    private async *requestOnce(signal?: AbortSignal, extra: object = {}): AsyncGenerator<ReplyPiece, StreamResult> {
+        const request = { messages: this.history, ...extra, stream_options: { include_usage: true } };   // Day 7：要用量
         const result = yield* streamChat(this.cfg, request, signal);
         if (result.usage) this.onUsage(result.usage);
         if (!result.complete) throw new ApiError(result.error ?? '流在回复完成之前就结束了');
         return result;
     }
+
+    // —— 加固：轮数上限、取消、补齐工具调用、进度行与停止原因 ——
+
+    /** Day 2：到达上限：提示也存成 assistant 消息，历史以回答结尾，下一轮请求依然合法。 */
+    private *stopAtCap(): Generator<ReplyPiece> {
+        yield { type: 'progress', text: CAP_NOTICE };
+        this.history.push({ role: 'assistant', content: CAP_NOTICE });
+    }
 }
+
+// Day 2：一轮对话里最多几轮工具调用，防止模型无限循环
+const MAX_TOOL_TURNS = 5;
+const CAP_NOTICE = '工具调用轮数过多，已停止';
 
 /**
  * 等工具结束，但这一轮被取消时立刻不再等：这一轮马上回滚。工具也收到同一个信号自己停下
@@ -123,10 +126,9 @@ function assistantWithCalls(result: StreamResult, calls: ToolCall[]): Message {
     return message;
 }
 
-/** 进度行里只放结果的开头，完整结果已经交给模型。 */
-function shorten(text: string, max = 200): string {
-    const flat = text.replace(/\s*\n\s*/g, ' ⏎ ');
-    return flat.length <= max ? flat : flat.slice(0, max) + '…';
+/** 进度行只有一行，只放结果的开头：完整结果已经交给模型。 */
+function preview(output: string): string {
+    return truncateOutput(output, 200).replace(/\s*\n\s*/g, ' ⏎ ');
 }
 
 function* stopNotice(result: StreamResult): Generator<ReplyPiece> {

@@ -3,7 +3,7 @@ import { visible } from './screen-text.js';
 
 export type Color = 'user' | 'model' | 'tool' | 'system' | 'reasoning' | 'error';
 
-export const CODES: Record<Color, number> = { user: 36, model: 32, tool: 33, system: 90, reasoning: 2, error: 31 };
+export const CODES: Record<Color, number> = { user: 36, model: 32, tool: 33, system: 90, reasoning: 2, error: 31 };   // Day 7：全屏界面也用
 
 export const colorEnabled = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
 

@@ -1,9 +1,10 @@
-// 斜杠命令：一张表，命令名 → 参数、说明、处理函数。/help 的内容从这张表生成，后面几天往表里加命令。
+// Day 6：斜杠命令是一张表：命令名 → 参数、说明、处理函数。/help 的内容从这张表生成，后面几天往表里加命令。
 // 每条命令先把 Chat 当前的历史同步回 Sessions（压缩可能换掉了数组对象）。
 import type { Chat } from './chat.js';
 import type { FrontEnd } from './frontend.js';
 import { PERMISSIONS_FILE } from './permissions.js';
 import { Sessions } from './sessions.js';
+import { displayWidth } from './term.js';
 import { listTools } from './tools.js';
 import { traceStatus } from './trace.js';
 import { undo } from './undo.js';
@@ -14,15 +15,16 @@ export interface CommandContext {
     ui: FrontEnd;
 }
 
-// 处理函数拿到的：上下文、命令名后面按空白拆开的参数、两个输出的简写
+// 处理函数拿到的：上下文、命令名后面按空白拆开的参数、三个输出的简写（badParams 打印这条命令的「用法：」）
 interface Call extends CommandContext {
     args: string[];
     info(text: string): void;
     fail(text: string): void;
+    badParams(): void;
 }
 
 interface Command {
-    args?: string;      // 帮助里写在命令名后面，例如 '<id>'
+    params?: string;    // 参数的写法，例如 '<id>'：/help 和参数不对时的「用法：」都用它
     help: string;
     failure?: string;   // 处理函数抛错时，错误信息前面加上「failure：」
     run(call: Call): void | boolean | Promise<void>;   // 返回 false 表示要退出
@@ -52,11 +54,11 @@ const COMMANDS: Record<string, Command> = {
         },
     },
     '/new': {
-        args: '<id>',
+        params: '<id>',
         help: '新建对话并切换过去',
         failure: '新建失败',
-        run({ chat, sessions, info, args: [id] }) {
-            if (!id) return info('用法：/new <id>');
+        run({ chat, sessions, info, badParams, args: [id] }) {
+            if (!id) return badParams();
             chat.history = sessions.create(id, chat.history);
             info(`（已新建并切换到对话 ${id}）`);
         },
@@ -68,11 +70,11 @@ const COMMANDS: Record<string, Command> = {
         },
     },
     '/open': {
-        args: '<id>',
+        params: '<id>',
         help: '切换到某个对话',
         failure: '打开失败',
-        run({ chat, sessions, info, args: [id] }) {
-            if (!id) return info('用法：/open <id>');
+        run({ chat, sessions, info, badParams, args: [id] }) {
+            if (!id) return badParams();
             chat.history = sessions.open(id, chat.history);
             info(`（已切换到对话 ${id}，${chat.history.length} 条消息）`);
         },
@@ -112,10 +114,15 @@ const COMMANDS: Record<string, Command> = {
     },
 };
 
-// 每条命令一行：命令名和参数占 17 列，后面是说明
+// 每条命令一行：命令名和参数，后面是说明
 function helpText(): string {
-    const lines = Object.entries(COMMANDS).map(([name, c]) => (c.args ? `${name} ${c.args}` : name).padEnd(17) + c.help);
+    const lines = Object.entries(COMMANDS).map(([name, c]) => aligned(synopsis(name, c)) + c.help);
     return [...lines, `权限配置：${PERMISSIONS_FILE}（每个工具 allow / ask / deny）`].join('\n');
+}
+
+/** 命令名加参数的写法，如 /new <id>。 */
+function synopsis(name: string, command: Command): string {
+    return command.params ? `${name} ${command.params}` : name;
 }
 
 /** 执行一条命令；返回 false 表示要退出。 */
@@ -123,22 +130,33 @@ export async function runCommand(line: string, context: CommandContext): Promise
     const [name, ...args] = line.split(/\s+/);
     const { chat, sessions, ui } = context;
     sessions.sync(chat.history);
+    const command = COMMANDS[name];
     const call: Call = {
         ...context,
         args,
         info: (text) => ui.print('system', text),
         fail: (text) => ui.print('error', text),
+        badParams: () => call.info(`用法：${synopsis(name, command)}`),
     };
-    const command = COMMANDS[name];
     if (!command) call.info(`未知命令：${name}（输入 /help 查看）`);
-    else {
-        try {
-            if ((await command.run(call)) === false) return false;
-        } catch (e) {
-            const message = (e as Error).message;
-            call.fail(command.failure ? `${command.failure}：${message}` : message);
-        }
-    }
+    else if ((await runReporting(command, call)) === false) return false;
     ui.refresh();
     return true;
+}
+
+// —— 加固：命令出错时报告，REPL 照常继续；/help 按显示宽度对齐 ——
+
+/** 所有命令共用这一处 try/catch：错误信息前面加上这条命令的 failure（有的话），不让一条命令的错误结束程序。 */
+async function runReporting(command: Command, call: Call): Promise<void | boolean> {
+    try {
+        return await command.run(call);
+    } catch (e) {
+        const message = (e as Error).message;
+        call.fail(command.failure ? `${command.failure}：${message}` : message);
+    }
+}
+
+/** 命令名和参数占 17 列，按显示宽度算（汉字占两列）；更长的后面空两格。 */
+function aligned(label: string): string {
+    return `${label}  ` + ' '.repeat(Math.max(0, 15 - displayWidth(label)));
 }

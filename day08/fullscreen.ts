@@ -3,9 +3,8 @@ import path from 'node:path';
 import type { Chat, ReplyPiece } from './chat.js';
 import type { Color } from './color.js';
 import type { Config } from './config.js';
-import { confirmAnswer } from './editor.js';
 import type { FrontEnd } from './frontend.js';
-import { EOF, type InputQueue } from './input.js';
+import { answerMark, askPaged, EOF, type InputQueue } from './input.js';
 import { permissionRoot } from './permissions.js';
 import type { Sessions } from './sessions.js';
 import { displayWidth } from './term.js';
@@ -19,25 +18,13 @@ export interface PanelSource {
     usage: UsageMeter;
 }
 
-// 面板每帧都重建（流式输出时每秒最多 60 次），而历史只在整条消息进出时才变：
-// 按数组对象和长度缓存上下文估算，免得每帧都把整个历史 JSON 序列化一遍
-let contextCache = { history: null as unknown, length: -1, value: { tokens: 0, percent: 1 } };
-function contextOf(history: unknown[]): { tokens: number; percent: number } {
-    if (contextCache.history !== history || contextCache.length !== history.length) {
-        contextCache = { history, length: history.length, value: UsageMeter.context(JSON.stringify(history)) };
-    }
-    return contextCache.value;
-}
-
 /** 面板各行（'─ ' 开头的是分节线，约定见 render.ts）。每帧都从状态重新算，不单独存。 */
 function panelLines({ cfg, chat, sessions, usage }: PanelSource): string[] {
-    let root = permissionRoot();
-    if (displayWidth(root) > 18) root = '…/' + path.basename(root);
     const context = contextOf(chat.history);
     return [
         `模型 ${cfg.model}`,
         `对话 ${sessions.currentId}`,
-        `根目录 ${root}`,
+        `根目录 ${shortRoot()}`,
         '─ 上下文',
         `${context.tokens} / ${CONTEXT_WINDOW} tokens`,
         `已用 ${context.percent}%`,
@@ -71,38 +58,46 @@ export function createFullScreen(
     tui.start();
 
     return {
-        print(color: Color, text: string) {
-            tui.append(text, color);
-        },
+        print(color: Color, text: string) { tui.append(text, color); },
         piece(piece: ReplyPiece) {
             if (piece.type === 'progress') tui.append(`[${piece.text}]`, 'tool');
             else if (piece.type === 'notice') tui.append(piece.text, 'system');
             else tui.appendInline(piece.text, piece.type === 'reasoning' ? 'reasoning' : 'model');
         },
-        endReply() {
-            tui.renderNow();
-        },
+        endReply() { tui.renderNow(); },
         echoUser(line: string) {
             tui.setQueued(queue.size);
             tui.append(`You › ${line}`, 'user');
         },
-        setBusy(busy: boolean) {
-            tui.setBusy(busy);
-        },
-        // 输入行变成 [y/N]。只有提问之后提交的一行能回答：之前排队的行留着，之后照常处理
-        async confirm(prompt: string) {
-            tui.showQuestion(prompt);
+        setBusy(busy: boolean) { tui.setBusy(busy); },
+        // 输入行变成 [y/N]。只有提问之后提交的一行能回答：之前排队的行留着，之后照常处理。太长的提示回答 d 分页看全文
+        confirm: (prompt: string) => askPaged(prompt, async (question) => {
+            tui.showQuestion(question);
             const item = await queue.nextFresh();
-            const yes = item !== EOF && confirmAnswer(item);
-            tui.answerQuestion(yes);
+            const answer = item === EOF ? '' : item;
+            tui.answerQuestion(answerMark(answer));
             tui.setQueued(queue.size);
-            return yes;
-        },
-        refresh() {
-            tui.requestRender();
-        },
-        close() {
-            tui.stop();
-        },
+            return answer;
+        }, (page) => tui.append(page, 'tool')),
+        refresh() { tui.requestRender(); },
+        close() { tui.stop(); },
     };
+}
+
+// —— 加固：面板每帧重建的开销、太长的根目录 ——
+
+// 面板每帧都重建（流式输出时每秒最多 60 次），而历史只在整条消息进出时才变：
+// 按数组对象和长度缓存上下文估算，免得每帧都把整个历史 JSON 序列化一遍
+let contextCache = { history: null as unknown, length: -1, value: { tokens: 0, percent: 1 } };
+function contextOf(history: unknown[]): { tokens: number; percent: number } {
+    if (contextCache.history !== history || contextCache.length !== history.length) {
+        contextCache = { history, length: history.length, value: UsageMeter.context(JSON.stringify(history)) };
+    }
+    return contextCache.value;
+}
+
+// 根目录太长会被面板截断，只留最后一级
+function shortRoot(): string {
+    const root = permissionRoot();
+    return displayWidth(root) > 18 ? '…/' + path.basename(root) : root;
 }

@@ -1,10 +1,10 @@
-// Day 2–3：时间工具和 shell 工具。
+// Day 3：shell 工具（第 2 天演示工具循环用的时间工具也在这里）。
 import { spawn } from 'node:child_process';
 import { authorize } from './permissions.js';
+import { forgetIfGone, markedEnv, signalGroup, trackGroup } from './process-group.js';
 import { registerTool, stringArg, truncateOutput } from './tools.js';
 
 const SHELL_TIMEOUT_MS = 10_000;
-const SHELL_MAX_BYTES = 8000;
 
 export function registerShellTools(): void {
     registerTool({
@@ -16,6 +16,7 @@ export function registerShellTools(): void {
 
     registerTool({
         name: 'run_shell',
+        authorizes: true,   // Day 8：带着命令自己调用 authorize
         description: '在当前目录执行一条 shell 命令并返回输出（执行前会请用户确认）。只是查看文件时优先用 ls / read / glob。',
         parameters: {
             type: 'object',
@@ -23,7 +24,6 @@ export function registerShellTools(): void {
             required: ['command'],
             additionalProperties: false,
         },
-        authorizes: true,
         async run(args, signal) {
             const command = stringArg(args, 'command');
             if (!(await authorize('run_shell', `即将执行命令：${command}`))) return '已取消执行';
@@ -32,55 +32,25 @@ export function registerShellTools(): void {
     });
 }
 
-// 命令的进程组：Agent 退出时（任何退出路径都经过 exit 事件）一并杀掉，不留孤儿进程。
-// sh 结束后组里可能还留着后台任务（nohup sleep 1000 &），所以组空了才从这里删掉。
-// 限制：用 setsid 另起会话的进程已经离开这个组，杀不到
-const groups = new Set<number>();
-process.on('exit', () => {
-    for (const pid of groups) killGroup(pid);
-});
-
-function killGroup(pid: number): void {
-    try {
-        process.kill(-pid, 'SIGKILL');
-    } catch { /* 已经结束 */ }
-}
-
-function groupAlive(pid: number): boolean {
-    try {
-        process.kill(-pid, 0);
-        return true;
-    } catch {
-        return false;
-    }
-}
-
 /**
- * 用 sh -c 执行，子进程单独成组（detached），超时、输出过多或这一轮被取消时杀掉整组，
+ * 用 sh -c 执行，超时或这一轮被取消时停下。子进程单独成组（detached），停下时杀掉整组，
  * 这样命令里再启动的子进程也不会残留。子进程的 stdin 不接 Agent 的输入。
  */
 export function runShell(command: string, timeoutMs = SHELL_TIMEOUT_MS, signal?: AbortSignal): Promise<string> {
     return new Promise((resolve) => {
-        const child = spawn('/bin/sh', ['-c', command], { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-        if (child.pid) groups.add(child.pid);
+        const child = spawn('/bin/sh', ['-c', command], { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: markedEnv() });
+        trackGroup(child.pid);
         const out: Buffer[] = [];
         const errOut: Buffer[] = [];
-        let bytes = 0;
         let failure = '';
-        const kill = (why: string) => {
+        const stop = (why: string) => {
             if (!failure) failure = why;
-            if (child.pid) killGroup(child.pid);
+            if (child.pid) signalGroup(child.pid, 'SIGKILL');
         };
-        const timer = setTimeout(() => kill(`超时：超过 ${timeoutMs / 1000} 秒`), timeoutMs);
-        const onAbort = () => kill('已取消');
+        const timer = setTimeout(() => stop(`超时：超过 ${timeoutMs / 1000} 秒`), timeoutMs);
+        const onAbort = () => stop('已取消');
         signal?.addEventListener('abort', onAbort, { once: true });
-        const collect = (into: Buffer[]) => (chunk: Buffer) => {
-            // 超限的那一块整块留下，不从中间切开：切开的地方可能正好在密钥中间，半截密钥脱敏认不出来。
-            // 交给模型之前 truncateOutput 会先脱敏、再截到 2000 个字符
-            if (bytes < SHELL_MAX_BYTES) into.push(chunk);
-            bytes += chunk.length;
-            if (bytes > SHELL_MAX_BYTES) kill(`输出超过 ${SHELL_MAX_BYTES} 字节`);
-        };
+        const collect = byteLimited(stop);
         child.stdout.on('data', collect(out));
         child.stderr.on('data', collect(errOut));
         child.on('error', (e) => {
@@ -89,7 +59,7 @@ export function runShell(command: string, timeoutMs = SHELL_TIMEOUT_MS, signal?:
         child.on('close', (code, killedBy) => {
             clearTimeout(timer);
             signal?.removeEventListener('abort', onAbort);
-            if (child.pid && !groupAlive(child.pid)) groups.delete(child.pid);
+            forgetIfGone(child.pid);
             if (!failure && code !== 0) failure = killedBy ? `被信号 ${killedBy} 终止` : `退出码 ${code}`;
             const text = [Buffer.concat(out).toString(), Buffer.concat(errOut).toString()]
                 .map((s) => s.trimEnd())
@@ -99,4 +69,19 @@ export function runShell(command: string, timeoutMs = SHELL_TIMEOUT_MS, signal?:
             else resolve(text || '（无输出）');
         });
     });
+}
+
+// —— 加固：输出上限 ——
+const SHELL_MAX_BYTES = 8000;
+
+/** 收集 stdout 和 stderr 的块；两路合计超过 SHELL_MAX_BYTES 字节就停下命令，不把内存撑爆。 */
+function byteLimited(stop: (why: string) => void): (into: Buffer[]) => (chunk: Buffer) => void {
+    let bytes = 0;
+    return (into) => (chunk) => {
+        // Day 8：超限的那一块整块留下，不从中间切开：切开的地方可能正好在密钥中间，半截密钥脱敏认不出来。
+        // 交给模型之前 truncateOutput 会先脱敏、再截到 2000 个字符
+        if (bytes < SHELL_MAX_BYTES) into.push(chunk);
+        bytes += chunk.length;
+        if (bytes > SHELL_MAX_BYTES) stop(`输出超过 ${SHELL_MAX_BYTES} 字节`);
+    };
 }

@@ -1,4 +1,4 @@
-// 终端小工具：按键解码、显示宽度、按显示宽度折行与截断。
+// Day 7：终端小工具：按键解码、显示宽度、按显示宽度折行与截断。
 // 这里全是纯逻辑（KeyDecoder 只记住跨两次 feed 的半截数据），不碰真实终端，所以能直接单测。
 import { StringDecoder } from 'node:string_decoder';
 
@@ -11,87 +11,33 @@ export type Key =
     | { type: 'paste'; text: string }   // 括号粘贴的整块内容，换行统一成 \n
     | { type: 'key'; name: KeyName };
 
-const PASTE_END = '\x1b[201~';
-// 同一个键各家终端发的序列不同：Home 有 ESC[H、ESC[1~、ESC[7~、ESC O H 几种写法，这里都认
-const LETTER_KEYS: Record<string, KeyName> = { A: 'up', B: 'down', C: 'right', D: 'left', H: 'home', F: 'end' };
-const TILDE_KEYS: Record<string, KeyName> = {
-    '1': 'home', '7': 'home', '4': 'end', '8': 'end', '3': 'delete', '5': 'pageup', '6': 'pagedown',
-};
-
 const key = (name: KeyName): Key => ({ type: 'key', name });
 
-// 终端把按键当字节流送来，一个转义序列或一个中文字符的 UTF-8 字节可能被拆进两次 data 事件。
+// 终端把按键当字节流送来：回车、退格、Ctrl+C、Ctrl+D 各是一个字节，方向键等是 ESC 开头的转义序列，
+// 其余可打印字符连成一段文字。一个序列或一个中文字符的 UTF-8 字节可能被拆进两次 data 事件，
 // 所以解码器要有状态：UTF-8 交给 StringDecoder 拼完整，转义序列没收全就留在 buf 里等下一次。
-// 单独一个 ESC 的取舍：它既可能是 Esc 键，也可能是某个序列的开头，光看字节分不出来。
-// 我们的做法：feed 结尾剩一个 ESC 时先不下结论（pending 为真）；下一次 feed 若接着来的不是 [ 或 O，
-// 就当作 Esc 键；调用方在没有新数据时等一小会儿（界面里是 30 毫秒）再调用 flush()，把它确认成 Esc 键。
 export class KeyDecoder {
     private utf8 = new StringDecoder('utf8');
     private buf = '';
-    private paste: string | null = null;   // 非 null 表示正处在括号粘贴中间
-
-    get pending(): boolean {
-        return this.buf.length > 0 && this.paste === null;
-    }
 
     feed(data: Buffer | string): Key[] {
         this.buf += typeof data === 'string' ? data : this.utf8.write(data);
         const keys: Key[] = [];
         let i = 0;
         while (i < this.buf.length) {
-            if (this.paste !== null) {
-                i = this.takePaste(i, keys);
-                if (this.paste !== null) break;   // 结束标记还没到
-                continue;
-            }
-            const used = this.decodeOne(i, keys);
-            if (used === 0) break;   // 半截序列，留给下一次
+            const used = this.paste === null ? this.decodeOne(i, keys) : this.takePaste(i, keys);
+            if (used === 0) break;   // 半截序列（或粘贴的结束标记还没到），留给下一次
             i += used;
         }
         this.buf = this.buf.slice(i);
         return keys;
     }
 
-    // 超时后调用：剩下的若正好是一个 ESC 就是 Esc 键；别的半截序列直接丢掉。粘贴中途不动。
-    flush(): Key[] {
-        if (this.paste !== null) return [];
-        const rest = this.buf;
-        this.buf = '';
-        return rest === '\x1b' ? [key('escape')] : [];
-    }
-
-    private takePaste(i: number, keys: Key[]): number {
-        const end = this.buf.indexOf(PASTE_END, i);
-        if (end < 0) {
-            // 结束标记本身也可能被拆开：末尾像是它开头的那一截先留着
-            let keep = this.buf.length;
-            const esc = this.buf.lastIndexOf('\x1b');
-            if (esc >= i && PASTE_END.startsWith(this.buf.slice(esc))) keep = esc;
-            this.paste += this.buf.slice(i, keep);
-            return keep;
-        }
-        keys.push({ type: 'paste', text: (this.paste + this.buf.slice(i, end)).replace(/\r\n?/g, '\n') });
-        this.paste = null;
-        return end + PASTE_END.length;
-    }
-
     // 解码从 i 开始的一个键，返回用掉的字符数；0 表示数据不完整
     private decodeOne(i: number, keys: Key[]): number {
         const b = this.buf;
         const c = b.charCodeAt(i);
-        if (c === 0x1b) {
-            if (i + 1 >= b.length) return 0;
-            const next = b[i + 1];
-            if (next === '[') return this.decodeCsi(i, keys);
-            if (next === 'O') {   // SS3：应用光标模式下的方向键、Home、End
-                if (i + 2 >= b.length) return 0;
-                const name = LETTER_KEYS[b[i + 2]];
-                if (name) keys.push(key(name));
-                return 3;
-            }
-            keys.push(key('escape'));   // ESC 后面跟普通字符（例如 Alt+x）：算一次 Esc，后面的字符照常解码
-            return 1;
-        }
+        if (c === 0x1b) return this.decodeEscape(i, keys);
         if (c === 0x0d || c === 0x0a) keys.push(key('enter'));
         else if (c === 0x7f || c === 0x08) keys.push(key('backspace'));
         else if (c === 0x03) keys.push(key('ctrl-c'));
@@ -103,6 +49,57 @@ export class KeyDecoder {
             return j - i;
         }
         return 1;   // 其余控制字符（Tab、Ctrl+其他字母）忽略
+    }
+
+    // —— 加固：转义序列的各种写法、单独的 Esc、括号粘贴、鼠标滚轮；显示宽度（中文、emoji）与折行 ——
+
+    private paste: string | null = null;   // 非 null 表示正处在括号粘贴中间
+
+    // 单独一个 ESC 的取舍：它既可能是 Esc 键，也可能是某个序列的开头，光看字节分不出来。
+    // 我们的做法：feed 结尾剩一个 ESC 时先不下结论（pending 为真）；下一次 feed 若接着来的不是 [ 或 O，
+    // 就当作 Esc 键；调用方在没有新数据时等一小会儿（界面里是 30 毫秒）再调用 flush()，把它确认成 Esc 键。
+    get pending(): boolean {
+        return this.buf.length > 0 && this.paste === null;
+    }
+
+    // 超时后调用：剩下的若正好是一个 ESC 就是 Esc 键；别的半截序列直接丢掉。粘贴中途不动。
+    flush(): Key[] {
+        if (this.paste !== null) return [];
+        const rest = this.buf;
+        this.buf = '';
+        return rest === '\x1b' ? [key('escape')] : [];
+    }
+
+    // 括号粘贴中：一直收到结束标记为止，返回用掉的字符数
+    private takePaste(i: number, keys: Key[]): number {
+        const end = this.buf.indexOf(PASTE_END, i);
+        if (end < 0) {
+            // 结束标记本身也可能被拆开：末尾像是它开头的那一截先留着
+            let keep = this.buf.length;
+            const esc = this.buf.lastIndexOf('\x1b');
+            if (esc >= i && PASTE_END.startsWith(this.buf.slice(esc))) keep = esc;
+            this.paste += this.buf.slice(i, keep);
+            return keep - i;
+        }
+        keys.push({ type: 'paste', text: (this.paste + this.buf.slice(i, end)).replace(/\r\n?/g, '\n') });
+        this.paste = null;
+        return end + PASTE_END.length - i;
+    }
+
+    // ESC 开头：CSI（ESC [）、SS3（ESC O），或者就是 Esc 键
+    private decodeEscape(i: number, keys: Key[]): number {
+        const b = this.buf;
+        if (i + 1 >= b.length) return 0;
+        const next = b[i + 1];
+        if (next === '[') return this.decodeCsi(i, keys);
+        if (next === 'O') {   // SS3：应用光标模式下的方向键、Home、End
+            if (i + 2 >= b.length) return 0;
+            const name = LETTER_KEYS[b[i + 2]];
+            if (name) keys.push(key(name));
+            return 3;
+        }
+        keys.push(key('escape'));   // ESC 后面跟普通字符（例如 Alt+x）：算一次 Esc，后面的字符照常解码
+        return 1;
     }
 
     // CSI = ESC [ 参数字节(0x30–0x3f)* 中间字节(0x20–0x2f)* 结束字节(0x40–0x7e)
@@ -130,6 +127,13 @@ export class KeyDecoder {
         return j + 1 - i;   // 其他不认识的序列（焦点事件、光标位置报告等）整段忽略
     }
 }
+
+const PASTE_END = '\x1b[201~';
+// 同一个键各家终端发的序列不同：Home 有 ESC[H、ESC[1~、ESC[7~、ESC O H 几种写法，这里都认
+const LETTER_KEYS: Record<string, KeyName> = { A: 'up', B: 'down', C: 'right', D: 'left', H: 'home', F: 'end' };
+const TILDE_KEYS: Record<string, KeyName> = {
+    '1': 'home', '7': 'home', '4': 'end', '8': 'end', '3': 'delete', '5': 'pageup', '6': 'pagedown',
+};
 
 // ---------- 显示宽度 ----------
 

@@ -5,23 +5,86 @@ import { parseEnv } from 'node:util';
 
 export type Config = { baseUrl: string; apiKey: string; model: string };
 
-function loadDotEnv(): void {
-    if (!fs.existsSync('.env')) return;   // 没有 .env 也可以：变量可以直接放在环境里
-    for (const [name, value] of Object.entries(parseEnv(fs.readFileSync('.env', 'utf8')))) if (!process.env[name]) process.env[name] = value;
-}
+const DEFAULT_BASE_URL = 'https://api.deepseek.com';
 
 export function loadConfig(): Config {
-    loadDotEnv();
-    const env = (name: string, fallback: string) => process.env[name] || fallback;
-    const apiKey = env('OPENAI_API_KEY', '');
-    if (!apiKey) {
-        const where = fs.existsSync('.env') ? '在 .env 里填上' : '把 .env.example 复制为 .env 并填上';   // 已有 .env 的人不必再复制一遍
-        console.error(`缺少 OPENAI_API_KEY：请${where} OPENAI_API_KEY=你的密钥（或设为环境变量）\n没有密钥也能先看演示：npm run demo -- ${path.basename(import.meta.dirname)}`);
-        process.exit(1);
-    }
-    return {
-        baseUrl: env('OPENAI_BASE_URL', 'https://api.deepseek.com').replace(/\/+$/, ''),
-        apiKey,
+    const file = fs.existsSync('.env') ? parseEnv(fs.readFileSync('.env', 'utf8')) : {};   // 没有 .env 也可以：变量可以直接放在环境里
+    for (const [name, value] of Object.entries(file)) if (!process.env[name] && exportable(name)) process.env[name] = value;
+    const env = (name: string, fallback = '') => process.env[name] || file[name] || fallback;
+    return keyStaysWithAddress({
+        baseUrl: env('OPENAI_BASE_URL', DEFAULT_BASE_URL).replace(/\/+$/, ''),
+        apiKey: env('OPENAI_API_KEY') || missingKey(),
         model: env('OPENAI_MODEL', 'deepseek-v4-flash'),
-    };
+    }, file);
+}
+
+// —— 加固：缺少密钥时说清怎么补；文件夹里的 .env 要先信任才能替你选密钥发往哪里 ——
+
+function missingKey(): never {
+    const where = fs.existsSync('.env') ? '在 .env 里填上' : '把 .env.example 复制为 .env 并填上';   // 已有 .env 的人不必再复制一遍
+    console.error(`缺少 OPENAI_API_KEY：请${where} OPENAI_API_KEY=你的密钥（或设为环境变量）\n没有密钥也能先看演示：npm run demo -- ${path.basename(import.meta.dirname)}`);
+    process.exit(1);
+}
+
+// Day 8：.env 是当前文件夹的配置，和 .geekagent/ 一样要先信任文件夹（trust.ts 在信任问题里列出这里记下的两样）：
+// 密钥来自环境变量时 .env 写的模型地址，和 .env 要交给 Agent 启动的程序（run_shell 的命令、MCP 服务器）的变量。
+const untrusted = { address: '', vars: [] as string[] };
+
+// Agent 自己的设置（GEEKAGENT_*）直接放进 process.env。别的变量也先放进去（.geekagent/mcp.json 里的 ${…} 要用它们），
+// 记下名字：不信任这个文件夹时，在启动任何程序之前收回（settleDotEnv），命令和 MCP 服务器就拿不到 NODE_OPTIONS、
+// LD_PRELOAD、PYTHONPATH、GIT_* 这类会让它们执行仓库里代码的变量。OPENAI_* 由 loadConfig 直接从 file 读、不放进环境：
+// 否则命令里用 OpenAI SDK 的程序会把环境里你的密钥发往 .env 写的地址
+function exportable(name: string): boolean {
+    if (/^OPENAI_(BASE_URL|API_KEY|MODEL)$/.test(name)) return false;
+    if (!name.startsWith('GEEKAGENT_')) untrusted.vars.push(name);
+    return true;
+}
+
+/**
+ * 密钥和它发往的地址来自同一处：都来自真实环境，或者都来自同一个 .env，否则先问。.env 写了 OPENAI_BASE_URL、密钥却来自
+ * 环境变量时，这个地址先不用（克隆来的仓库只要放一行 OPENAI_BASE_URL=http://别人的服务器/v1，就能收走你的密钥和每一条消息），
+ * 记下来等信任问题的回答。写的就是默认地址时没有差别，不问。限制：密钥和地址都写在同一个 .env 里时照用（那是这个 .env
+ * 自己的密钥），有人改了其中的地址，下次启动横幅里「密钥发往」会显示新的主机。
+ */
+function keyStaysWithAddress(cfg: Config, file: NodeJS.Dict<string>): Config {
+    const address = (file.OPENAI_BASE_URL ?? '').replace(/\/+$/, '');
+    if (!address || address === DEFAULT_BASE_URL || process.env.OPENAI_BASE_URL || !process.env.OPENAI_API_KEY) return cfg;
+    untrusted.address = address;
+    return { ...cfg, baseUrl: DEFAULT_BASE_URL };
+}
+
+/** Day 8：信任问题里要列出的 .env 设置：模型地址（没有就是空的），和要交给 Agent 启动的程序的变量（名字和值）。 */
+export function dotEnvNeeds(): { address: string; vars: [string, string][] } {
+    return { address: untrusted.address, vars: untrusted.vars.map((name) => [name, process.env[name] ?? '']) };
+}
+
+/** Day 8：信任问题答完：信任就改用 .env 的地址；不信任就收回 .env 的变量。返回要告诉用户的行。 */
+export function settleDotEnv(cfg: Config, trusted: boolean): string[] {
+    const lines: string[] = [];
+    const { address, vars } = untrusted;
+    if (address && trusted) {
+        cfg.baseUrl = address;
+        lines.push(`模型地址改用 .env 里的 ${shown(address)}：密钥发往 ${keyHost(cfg)}`);
+    } else if (address) {
+        lines.push(`.env 里的模型地址 ${shown(address)} 没有使用（没有信任这个文件夹）：密钥仍发往 ${keyHost(cfg)}`);
+    }
+    if (!trusted && vars.length) {
+        for (const name of vars) delete process.env[name];
+        lines.push(`.env 里的 ${vars.map(shown).join('、')} 没有交给 Agent 启动的程序（没有信任这个文件夹）`);
+    }
+    return lines;
+}
+
+/** 密钥发往的主机（横幅里显示）：按 URL 解析，国际化域名显示成 punycode（看得出 аpple.com 不是 apple.com）。 */
+export function keyHost(cfg: Config): string {
+    try {
+        return new URL(cfg.baseUrl).host || shown(cfg.baseUrl);
+    } catch {
+        return shown(cfg.baseUrl);   // 写错的地址原样显示，请求时再报错
+    }
+}
+
+// 来自 .env 的文字只显示可见的 ASCII：双向控制符、零宽字符、形近的外文字母都成了 \uXXXX
+function shown(text: string): string {
+    return text.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

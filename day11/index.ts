@@ -1,7 +1,7 @@
 // 入口：只做组装。两个终端都是 TTY 时用全屏界面，否则用行模式 REPL。
 import { Chat } from './chat.js';
 import { runCommand } from './commands.js';
-import { loadConfig } from './config.js';
+import { keyHost, loadConfig, settleDotEnv } from './config.js';
 import { registerFileTools } from './files.js';
 import type { FrontEnd } from './frontend.js';
 import { createFullScreen } from './fullscreen.js';
@@ -17,17 +17,11 @@ import { Sessions } from './sessions.js';
 import { registerShellTools } from './shell.js';
 import { activeSkill, listSkills, loadSkills } from './skills.js';
 import { traceStatus } from './trace.js';
-import { TRUST_FILE, trustFolder } from './trust.js';
+import { trustFolder } from './trust.js';
 import { UsageMeter } from './usage.js';
 
 const cfg = loadConfig();
-let permissions: PermissionConfig;
-try {
-    permissions = loadPermissions();
-} catch (e) {
-    console.error(visible((e as Error).message));
-    process.exit(1);
-}
+let permissions = loadPermissionsOrExit();
 // 启动顺序：配置 → 权限 → 记忆 → Chat → 技能 → 前端 → 信任 → 项目说明（根目录来自权限，信任问题答完才定）
 let instructions = '';
 try {
@@ -79,16 +73,11 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal
 
 const BANNER = 'GeekAgent Day 11 — 技能（day11）';
 ui.print('system', BANNER);
-ui.print('system', `模型：${cfg.model}　当前对话：${sessions.currentId}　输入 /help 查看命令`);
+ui.print('system', `模型：${cfg.model}　密钥发往 ${keyHost(cfg)}　当前对话：${sessions.currentId}　输入 /help 查看命令`);
 if (process.env.GEEKAGENT_TRACE) ui.print('system', traceStatus(false));
 ui.print('system', `技能：${listSkills().map((k) => k.name).join('、') || '无'}（/skills 查看，/use 启用，/unuse 停用）`);
 for (const message of skillErrors) ui.print('error', message);
-// 文件夹自己的配置要放宽权限时，先问一次是否信任（经前端的确认，管道里由下一行回答）
-const needs = trustNeeds(permissions);
-if (!(await trustFolder(needs, (q) => ui.confirm(q), (line) => ui.print('error', line)))) {
-    permissions = untrusted(permissions);
-    ui.print('system', `未信任此文件夹：根目录仍是本文件夹，项目的 allow 规则不生效（deny 规则照常）；删掉 ${TRUST_FILE} 里它的那一项可重新询问`);
-}
+permissions = await askFolderTrust();
 setupPermissions(permissions, (prompt) => ui.confirm(prompt));
 try {
     instructions = loadInstructions(permissions.root);
@@ -135,36 +124,21 @@ async function exit(): Promise<never> {
     ui.close();
     saveOnExit();
     console.log('bye');
-    process.exit(0);
+    return exitWhenDrained(0);
 }
 
-/** 退出前保存。sessions.json 读不出来时不覆盖它，这次的对话另存到新文件并告诉用户在哪。 */
+/** 退出前保存。 */
 function saveOnExit(): void {
-    const say = (text: string) => console.log(text);
     try {
         const generated = sessions.nameDefault(chat.history);
-        say(`（退出前已保存 ${sessions.save(chat.history)} 个对话到 ${Sessions.path()}）`);
-        if (generated) say(`（对话 id：${generated}——重启后先 /load 再 /open ${generated}）`);
+        console.log(`（退出前已保存 ${sessions.save(chat.history)} 个对话到 ${Sessions.path()}）`);
+        if (generated) console.log(`（对话 id：${generated}——重启后先 /load 再 /open ${generated}）`);
     } catch (e) {
-        console.error(visible((e as Error).message));
-        try {
-            console.error(`（这次的对话另存到 ${sessions.rescue(chat.history)}，改名为 sessions.json 后可以 /load）`);
-        } catch (e) {
-            console.error(`另存也失败了：${visible((e as Error).message)}`);
-        }
+        rescueSessions(e as Error);
     }
 }
 
-// 漏网的错误（某处 bug）：先恢复终端、保存对话，再报错退出，不让一个 bug 带走整段对话
-for (const event of ['uncaughtException', 'unhandledRejection'] as const) {
-    process.on(event, (e: unknown) => {
-        ui.close();
-        console.error(`程序出错：${visible(e instanceof Error ? String(e.stack) : String(e))}`);
-        saveOnExit();
-        process.exit(1);
-    });
-}
-
+saveOnStrayErrors();
 for (;;) {
     plain?.prompt();
     const item = await queue.next();
@@ -180,3 +154,65 @@ for (;;) {
 }
 // 退出流程已经在进行（Ctrl+D、信号）时不能再调用 exit()：第二次调用会跳过保存立即退出
 if (!exiting) await exit();
+
+// —— 加固：权限文件读不出来、文件夹信任、存档坏了时另存、漏网的错误 ——
+
+/** 权限文件写错了：报错退出，不带着「全部默认」悄悄跑起来。 */
+function loadPermissionsOrExit(): PermissionConfig {
+    try {
+        return loadPermissions();
+    } catch (e) {
+        console.error(visible((e as Error).message));
+        process.exit(1);
+    }
+}
+
+/**
+ * 文件夹自己的配置（.geekagent/、.env）要放宽权限、替密钥选地址、给命令加环境变量时，先问一次是否信任
+ * （经前端的确认，管道里由是 y / n 的下一行回答）。返回实际生效的权限配置：不信任时收紧成 untrusted()。
+ */
+async function askFolderTrust(): Promise<PermissionConfig> {
+    const trusted = await trustFolder(trustNeeds(permissions), ui, queue);
+    for (const line of settleDotEnv(cfg, trusted)) ui.print('system', line);
+    if (trusted) return permissions;
+    ui.print('system', '未信任此文件夹：根目录仍是本文件夹，项目的 allow 规则不生效（deny 规则照常）');
+    return untrusted(permissions);
+}
+
+/**
+ * 等 stdout、stderr 里已经写出的内容都交给了系统，再以 code 退出。管道的另一头读得慢时（agent | (sleep 2; cat)），
+ * 回复的后半截和 bye 还排在 Node 的写缓冲里，立刻 process.exit 会把它们丢掉。空写的回调排在之前所有写入之后；
+ * 读的一方已经关了管道时，回调带着错误马上回来。返回的 Promise 永远不兑现：等着它的代码不会再往下跑。
+ */
+function exitWhenDrained(code: number): Promise<never> {
+    return new Promise(() => {
+        let pending = 2;
+        const done = () => {
+            if (--pending === 0) process.exit(code);
+        };
+        process.stdout.write('', done);
+        process.stderr.write('', done);
+    });
+}
+
+/** sessions.json 读不出来时不覆盖它：这次的对话另存到新文件，告诉用户在哪。 */
+function rescueSessions(e: Error): void {
+    console.error(visible(e.message));
+    try {
+        console.error(`（这次的对话另存到 ${sessions.rescue(chat.history)}，改名为 sessions.json 后可以 /load）`);
+    } catch (e) {
+        console.error(`另存也失败了：${visible((e as Error).message)}`);
+    }
+}
+
+/** 漏网的错误（某处 bug）：先恢复终端、保存对话，再报错退出，不让一个 bug 带走整段对话。 */
+function saveOnStrayErrors(): void {
+    for (const event of ['uncaughtException', 'unhandledRejection'] as const) {
+        process.on(event, (e: unknown) => {
+            ui.close();
+            console.error(`程序出错：${visible(e instanceof Error ? String(e.stack) : String(e))}`);
+            saveOnExit();
+            process.exit(1);
+        });
+    }
+}

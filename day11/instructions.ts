@@ -1,6 +1,7 @@
 // Day 10：项目说明 AGENTS.md 和每次请求都重新拼出来的系统提示（不存进历史）。
 import fs from 'node:fs';
 import path from 'node:path';
+import { safePath } from './permissions.js';
 
 export const BASE_PROMPT = [
     '你是一个运行在用户本机的编程 Agent。',
@@ -11,16 +12,31 @@ export const BASE_PROMPT = [
 
 /** 启动时读一次根目录下的 AGENTS.md；不存在就是空。 */
 export function loadInstructions(root: string): string {
-    try {
-        return fs.readFileSync(path.join(root, 'AGENTS.md'), 'utf8').trim();
-    } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return '';
-        throw e;
-    }
+    return readInsideRoot(path.join(root, 'AGENTS.md')).trim();
 }
 
 export function buildSystemPrompt(parts: { agents: string; skill?: string }): string {
     const sections = [BASE_PROMPT, `项目说明（AGENTS.md）：\n${parts.agents || '无'}`];
     if (parts.skill) sections.push(`技能说明：\n${parts.skill}`);
     return sections.join('\n\n');
+}
+
+// —— 加固：项目说明只读根目录里的普通文件 ——
+
+/**
+ * 和 read 工具同一个 safePath：AGENTS.md 是指向根目录外面的链接（比如 /proc/self/environ，整个环境连同密钥）时不读，
+ * 不然它会进系统提示发给模型。FIFO、设备、目录也不读（FIFO 会让启动卡住）。
+ */
+function readInsideRoot(file: string): string {
+    const name = path.basename(file);
+    let real: string;
+    try {
+        real = safePath(file);
+    } catch {
+        throw new Error(`${name} 指向根目录之外，没有读取（只读根目录里的文件，免得把别处的内容发给模型）`);
+    }
+    const stat = fs.statSync(real, { throwIfNoEntry: false });
+    if (!stat) return '';
+    if (!stat.isFile()) throw new Error(`${name} 不是普通文件，没有读取`);
+    return fs.readFileSync(real, 'utf8');
 }

@@ -1,11 +1,10 @@
 // Day 10：长期记忆。.geekagent/memory.json 是字符串数组，跨对话、跨进程保留。
 // 本阶段记忆不会自动放进请求，只能通过 memory_write / memory_search 两个工具读写。
-import { loadJson, writeJsonAtomic } from './storage.js';
+import { loadJson, writeJsonAtomic, type Loaded } from './storage.js';
 import { registerTool } from './tools.js';
 
 export const MEMORY_FILE = '.geekagent/memory.json';
 let memories: string[] = [];
-let onChange = () => {};
 
 export function getMemories(): string[] {
     return memories;
@@ -13,12 +12,7 @@ export function getMemories(): string[] {
 
 /** 启动时读取；格式不对就抛出，由入口报错退出，绝不覆盖用户的文件。 */
 export function loadMemory(): void {
-    const loaded = loadJson(MEMORY_FILE);
-    if (loaded.state === 'missing') return;
-    if (loaded.state === 'error') throw new Error(`${MEMORY_FILE}：${loaded.message}`);
-    const data = loaded.data;
-    if (!Array.isArray(data) || data.some((m) => typeof m !== 'string')) throw new Error('memory.json 必须是字符串数组');
-    memories = data.map((m: string) => m.trim()).filter(Boolean);
+    memories = checkedMemories(loadJson(MEMORY_FILE));
 }
 
 /** 关键词计分：查询按空白拆开，计算有几个关键词是这条记忆的子串；取前 10。 */
@@ -35,7 +29,6 @@ export function searchMemory(query: string): string {
 }
 
 export function registerMemoryTools(changed: () => void): void {
-    onChange = changed;
     registerTool({
         name: 'memory_write',
         description: '把值得跨对话保留的用户偏好、项目事实或重要决定写入长期记忆。不要记临时进度或能从文件里读到的东西。',
@@ -51,7 +44,7 @@ export function registerMemoryTools(changed: () => void): void {
             if (memories.includes(content)) return '这条记忆已经存在';
             writeJsonAtomic(MEMORY_FILE, [...memories, content]);   // 先写盘成功，再改内存
             memories = [...memories, content];
-            onChange();
+            changed();
             return `已记住：${content}`;
         },
     });
@@ -66,4 +59,15 @@ export function registerMemoryTools(changed: () => void): void {
         },
         run: (args) => searchMemory(typeof args.query === 'string' ? args.query : ''),
     });
+}
+
+// —— 加固：读坏的记忆文件 ——
+
+/** 没有文件 = 没有记忆；读不出来、不是字符串数组都抛出。空白条目去掉。 */
+function checkedMemories(loaded: Loaded<unknown>): string[] {
+    if (loaded.state === 'missing') return [];
+    if (loaded.state === 'error') throw new Error(`${MEMORY_FILE}：${loaded.message}`);
+    const data = loaded.data;
+    if (!Array.isArray(data) || data.some((m) => typeof m !== 'string')) throw new Error('memory.json 必须是字符串数组');
+    return data.map((m: string) => m.trim()).filter(Boolean);
 }

@@ -1,9 +1,9 @@
-// Day 4 的命令行 REPL，Day 7 起作为 stdin 或 stdout 不是终端时的前端。
+// Day 7：行模式前端，stdin 或 stdout 不是终端时用：就是 Day 4 的命令行 REPL，接上前端接口。
 import readline from 'node:readline';
 import type { ReplyPiece } from './chat.js';
 import { colorEnabled, err, out, paint, type Color } from './color.js';
 import type { FrontEnd } from './frontend.js';
-import { EOF, type InputQueue } from './input.js';
+import { askPaged, EOF, type InputQueue } from './input.js';
 
 export function createPlain(queue: InputQueue, hooks: { onCancel(): boolean; onExit(): void }): FrontEnd & { prompt(): void } {
     const interactive = Boolean(process.stdin.isTTY);
@@ -11,27 +11,17 @@ export function createPlain(queue: InputQueue, hooks: { onCancel(): boolean; onE
     rl.setPrompt(paint('user', 'You › '));
     rl.on('line', (line) => queue.push(line));
     rl.on('close', () => queue.push(EOF));
+    let confirming = false;
     // Ctrl+C：回复进行中 → 取消这一轮；空闲时 → 退出
     rl.on('SIGINT', () => {
         if (!hooks.onCancel()) return hooks.onExit();
         if (confirming) queue.push('');   // 正在等 [y/N]：替用户答「否」，免得它吞掉下一行输入
     });
-    // 读输出的一方先关了管道（… | head）：取消这一轮、结束输入，由入口走正常的退出流程（先保存）。
-    // 之后的写入还会再出错，只处理第一次
-    let closed = false;
-    process.stdout.on('error', () => {
-        if (closed) return;
-        closed = true;
-        hooks.onCancel();
-        queue.push(EOF);
-    });
+    endOnClosedPipe(queue, hooks);   // … | head 先关了管道：取消这一轮、结束输入
     let last = '';
-    let confirming = false;
 
     return {
-        prompt() {
-            if (interactive && queue.size === 0) rl.prompt();
-        },
+        prompt() { if (interactive && queue.size === 0) rl.prompt(); },
         print(color: Color, text: string) {
             if (color === 'error') err('error', text);
             else out(color, text);
@@ -55,26 +45,41 @@ export function createPlain(queue: InputQueue, hooks: { onCancel(): boolean; onE
             process.stdout.write('\n');
             last = '';
         },
-        echoUser(line: string) {
-            if (!interactive) out('user', `You › ${line}`);
-        },
-        // 管道里下一行就是回答；终端里只有提问之后打的一行算数（提前打的行留在队里，之后照常处理）。
-        // y / yes 同意，其余拒绝
-        async confirm(prompt: string) {
-            out('tool', prompt);
+        echoUser(line: string) { if (!interactive) out('user', `You › ${line}`); },
+        // 管道里下一行就是回答；终端里要等用户打一行。y / yes 同意，其余拒绝；太长的提示只显示开头，回答 d 分页看全文
+        confirm: (prompt: string) => askPaged(prompt, async (question) => {
+            out('tool', question);
             out('tool', '[y/N] ', false);
             confirming = true;
-            const typed = interactive ? rl.line : '';   // 提问前已经打在行里、还没按回车的字也不算回答
-            const item = await (interactive ? queue.nextFresh() : queue.next());
+            const answer = await nextAnswer(queue, rl, interactive);
             confirming = false;
-            const answer = item === EOF ? '' : (item.startsWith(typed) ? item.slice(typed.length) : item).trim();
             if (!interactive) out('system', answer);
-            return /^(y|yes)$/i.test(answer);
-        },
+            return answer;
+        }, (page) => out('tool', page)),
         setBusy() {},
         refresh() {},
-        close() {
-            rl.close();
-        },
+        close() { rl.close(); },
     };
+}
+
+// —— 加固：输出管道被关、提问前打的字不算回答 ——
+
+// 读输出的一方先关了管道（… | head）：取消这一轮、结束输入，由入口走正常的退出流程（先保存）。
+// 之后的写入还会再出错，只处理第一次
+function endOnClosedPipe(queue: InputQueue, hooks: { onCancel(): boolean }): void {
+    let closed = false;
+    process.stdout.on('error', () => {
+        if (closed) return;
+        closed = true;
+        hooks.onCancel();
+        queue.push(EOF);
+    });
+}
+
+// 终端里只有提问之后打的一行算数（提前打的行留在队里，之后照常处理）；
+// 提问前已经打在行里、还没按回车的字也不算回答
+async function nextAnswer(queue: InputQueue, rl: readline.Interface, interactive: boolean): Promise<string> {
+    const typed = interactive ? rl.line : '';
+    const item = await (interactive ? queue.nextFresh() : queue.next());
+    return item === EOF ? '' : (item.startsWith(typed) ? item.slice(typed.length) : item).trim();
 }

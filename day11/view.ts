@@ -1,11 +1,9 @@
 // Day 7：全屏界面的状态和布局，以及日志的哪一段在屏幕上（滚动）。
 // 纯逻辑，不碰终端：渲染（render.ts）和按键（editor.ts）都只读写这里的 TuiState。
-import { Log } from './log.js';
+import { Log, printableRows } from './log.js';
 
 export const PANEL_WIDTH = 28;      // 面板宽度：'│ ' + 26 列内容
 const PANEL_MIN_COLS = 60;          // 终端比这窄就不显示面板
-
-export interface Anchor { seq: number; row: number }   // 视图顶行 = 第 seq 条折行后的第 row 行
 
 export interface TuiState {
     log: Log;
@@ -14,6 +12,7 @@ export interface TuiState {
     busy: boolean;          // 有回合在跑：Esc / Ctrl+C 取消它
     queued: number;         // 排队等处理的输入条数，显示在分隔线上
     confirming: boolean;    // 提示符变成 [y/N]
+    question: string[];     // 确认中的提示（按行），钉在日志区底部
     scroll: Anchor | null;  // null = 跟随末尾
     panel: string[];        // 面板文字行，约定见 render.ts 的 panelCell
     history: string[];      // 本次运行提交过的输入，↑/↓ 调出
@@ -24,7 +23,7 @@ export interface TuiState {
 export function createState(): TuiState {
     return {
         log: new Log(), input: [], cursor: 0, busy: false, queued: 0, confirming: false,
-        scroll: null, panel: [], history: [], historyIndex: 0, draft: '',
+        scroll: null, panel: [], history: [], historyIndex: 0, draft: '', question: [],
     };
 }
 
@@ -35,7 +34,9 @@ export function layout(cols: number, rows: number) {
     return { panel, textWidth: Math.max(1, logWidth - 1), bodyRows: Math.max(0, rows - 2) };
 }
 
-// ---------- 滚动 ----------
+// —— 加固：滚动（翻页、滚轮），往上翻时新内容不打扰视图；钉住的问题放不下时 ——
+
+export interface Anchor { seq: number; row: number }   // 视图顶行 = 第 seq 条折行后的第 row 行
 
 const before = (a: Anchor, b: Anchor): boolean => a.seq < b.seq || (a.seq === b.seq && a.row < b.row);
 
@@ -50,7 +51,7 @@ function tailTop(log: Log, width: number, height: number): Anchor {
     return { seq: log.first, row: 0 };
 }
 
-// 实际的顶行：用户往上翻过且锚点还在末尾那一屏之上时用锚点，否则跟随末尾
+// 视图顶行：用户往上翻过且锚点还在末尾那一屏之上时用锚点，否则跟随末尾
 export function viewTop(state: TuiState, width: number, height: number): Anchor {
     const tail = tailTop(state.log, width, height);
     const s = state.scroll;
@@ -61,14 +62,35 @@ export function viewTop(state: TuiState, width: number, height: number): Anchor 
 
 // 滚动日志：lines > 0 往上（更早），< 0 往下。滚回末尾那一屏就恢复跟随。
 export function scrollLog(state: TuiState, lines: number, cols: number, rows: number): void {
-    const { textWidth: w, bodyRows } = layout(cols, rows);
+    const { textWidth: w, logHeight } = logLayout(state, cols, rows);
     const log = state.log;
-    const tail = tailTop(log, w, bodyRows);
-    let { seq, row } = viewTop(state, w, bodyRows);
+    const tail = tailTop(log, w, logHeight);
+    let { seq, row } = viewTop(state, w, logHeight);
     row -= lines;
     while (row < 0 && seq > log.first) row += log.rows(--seq, w).length;
     if (row < 0) row = 0;
     while (seq < log.end - 1 && row >= log.rows(seq, w).length) row -= log.rows(seq++, w).length;
     const next = { seq, row };
     state.scroll = before(next, tail) ? next : null;
+}
+
+const MIN_LOG_ROWS = 3;   // 钉住的问题再长，日志区也至少留三分之一、不少于这么多行：回答 d 翻出来的全文在日志里看
+
+/** 布局之外再算日志区的高度：确认中，问题钉在日志区底部，日志只用上面剩下的行（跟随末尾、翻页都按它算）。 */
+export function logLayout(state: TuiState, cols: number, rows: number) {
+    const L = layout(cols, rows);
+    return { ...L, logHeight: L.bodyRows - questionRows(state, L.textWidth, L.bodyRows).length };
+}
+
+/**
+ * 钉住的问题按宽度折好的行（不可信的文字，和日志一样显示控制字符的转义）。放不下时留开头、最后一行（问题本身），
+ * 中间换成一行说明：回答 d 能分页看到全文，所以没有哪一行是看不到的。
+ */
+export function questionRows(state: TuiState, width: number, bodyRows: number): string[] {
+    const rows = state.question.flatMap((line) => printableRows(line, width));
+    const room = Math.max(1, bodyRows - Math.max(MIN_LOG_ROWS, Math.floor(bodyRows / 3)));
+    if (rows.length <= room) return rows;
+    if (room < 3) return rows.slice(-room);
+    const note = `…（还有 ${rows.length - room + 2} 行这里放不下，回答 d 分页查看全文）`;   // 太宽的部分画的时候截掉
+    return [...rows.slice(0, room - 2), note, rows[rows.length - 1]];
 }

@@ -8,12 +8,6 @@ export const CHUNK_OVERLAP = 80;     // 相邻块重叠的字符数，避免一�
 export const K1 = 1.2;               // 词频饱和：同一个词出现越多，加分越少
 export const B = 0.75;               // 长度归一：长块里出现一次不如短块里出现一次
 
-/** 停用词：太常见，参与打分只会制造噪声。 */
-export const STOP_WORDS: ReadonlySet<string> = new Set([
-    '的', '了', '是', '在', '和', '与', '及', '或', '也', '都', '就', '而', '把', '被', '对', '从',
-    '这', '那', '我', '你', '他', '她', '它', '我们', '你们', '他们', '可以', '一个', '吗', '呢',
-]);
-
 export interface Chunk {
     start: number;   // 块在原文里的起始下标（UTF-16 单位）
     text: string;
@@ -57,18 +51,15 @@ export function tokenize(text: string): string[] {
 
 /** memory_search 用的查询词：用户给的是关键词，按空白切开即可，不再二元切分。 */
 export function searchTerms(query: string): string[] {
-    return query.toLowerCase().split(/\s+/).filter((w) => w && !STOP_WORDS.has(w));
+    return query.toLowerCase().split(/\s+/).filter((w) => w && !isStopWord(w));
 }
 
 /** 自动回忆和知识库用的查询词：原话整句分词后去掉停用词。 */
 export function recallTerms(text: string): string[] {
-    return tokenize(text).filter((w) => !STOP_WORDS.has(w));
+    return tokenize(text).filter((w) => !isStopWord(w));
 }
 
-/**
- * 预先归一化好的块集合。记忆每轮都要回忆一次，
- * 只要记忆没变，就复用同一个索引，不必每轮重新处理全部文本。
- */
+/** 预先归一化好的块集合：记忆没变时可以反复查同一个索引。 */
 export interface Bm25Index {
     texts: string[];     // 归一化后的块文本
     avgdl: number;       // 平均长度；全是空块时记为 1，免得除以 0
@@ -87,24 +78,16 @@ function countOccurrences(text: string, term: string): number {
     return n;
 }
 
-export interface Hit {
-    index: number;   // 块在索引里的下标
-    score: number;
-}
-
 /**
  * BM25 排序：N = 块数，df = 包含该词的块数，
  * idf = ln(1 + (N − df + 0.5)/(df + 0.5))，每个词加 idf·tf·(k1+1)/(tf + k1·(1 − b + b·dl/avgdl))。
- * 查询里重复的词按出现次数重复计分（和逐个累加等价，只是只数一遍）。
- * 只留分数 > 0 的块，分数从高到低，同分保持原顺序，取前 topK 个。
+ * 只留分数 > 0 的块（index 是块在索引里的下标），分数从高到低，同分保持原顺序，取前 topK 个。
  */
-export function rank(index: Bm25Index, terms: readonly string[], topK: number): Hit[] {
+export function rank(index: Bm25Index, terms: readonly string[], topK: number): { index: number; score: number }[] {
     const { texts, avgdl } = index;
     const n = texts.length;
     const scores = new Float64Array(n);
-    const queryCount = new Map<string, number>();
-    for (const t of terms) if (t) queryCount.set(t, (queryCount.get(t) ?? 0) + 1);
-    for (const [term, times] of queryCount) {
+    for (const [term, times] of countTerms(terms)) {
         const found: [number, number][] = [];      // [块下标, tf]，顺便得到 df
         for (let i = 0; i < n; i++) {
             const tf = countOccurrences(texts[i], term);
@@ -117,7 +100,29 @@ export function rank(index: Bm25Index, terms: readonly string[], topK: number): 
             scores[i] += times * idf * tf * (K1 + 1) / (tf + norm);
         }
     }
-    const hits: Hit[] = [];
+    const hits: { index: number; score: number }[] = [];
     for (let i = 0; i < n; i++) if (scores[i] > 0) hits.push({ index: i, score: scores[i] });
     return hits.sort((a, b) => b.score - a.score).slice(0, topK);
+}
+
+// —— 加固：停用词、查询里重复的词和空词 ——
+
+/** 停用词：太常见，参与打分只会制造噪声。 */
+export const STOP_WORDS: ReadonlySet<string> = new Set([
+    '的', '了', '是', '在', '和', '与', '及', '或', '也', '都', '就', '而', '把', '被', '对', '从',
+    '这', '那', '我', '你', '他', '她', '它', '我们', '你们', '他们', '可以', '一个', '吗', '呢',
+]);
+
+function isStopWord(word: string): boolean {
+    return STOP_WORDS.has(word);
+}
+
+/**
+ * 查询词 → 出现次数。重复的词按出现次数重复计分（和逐个累加等价，只是整个语料只数一遍）；
+ * 空词丢掉：空串在任何文本里都“出现”无数次，数它会停不下来。
+ */
+function countTerms(terms: readonly string[]): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const t of terms) if (t) counts.set(t, (counts.get(t) ?? 0) + 1);
+    return counts;
 }

@@ -1,14 +1,15 @@
-// 斜杠命令：一张表，命令名 → 参数、说明、处理函数。/help 的内容从这张表生成，后面几天往表里加命令。
+// Day 6：斜杠命令是一张表：命令名 → 参数、说明、处理函数。/help 的内容从这张表生成，后面几天往表里加命令。
 // 每条命令先把 Chat 当前的历史同步回 Sessions（压缩可能换掉了数组对象）。
 import type { Chat } from './chat.js';
 import type { FrontEnd } from './frontend.js';
-import { mcpStatusWhenReady, reconnectMcp, type McpManager } from './mcp-setup.js';
+import { mcpStatusText, type McpManager } from './mcp-setup.js';
 import { getMemories } from './memory.js';
 import { PERMISSIONS_FILE } from './permissions.js';
 import { formatTodos, getTodos } from './planning.js';
 import { addToRag, ragStats } from './rag.js';
 import { Sessions } from './sessions.js';
 import { activeSkill, listSkills, unuseSkill, useSkill } from './skills.js';
+import { displayWidth } from './term.js';
 import { listTools } from './tools.js';
 import { traceStatus } from './trace.js';
 import { undo } from './undo.js';
@@ -20,15 +21,16 @@ export interface CommandContext {
     mcp: McpManager;
 }
 
-// 处理函数拿到的：上下文、命令名后面按空白拆开的参数、两个输出的简写
+// 处理函数拿到的：上下文、命令名后面按空白拆开的参数、三个输出的简写（badParams 打印这条命令的「用法：」）
 interface Call extends CommandContext {
     args: string[];
     info(text: string): void;
     fail(text: string): void;
+    badParams(): void;
 }
 
 interface Command {
-    args?: string;      // 帮助里写在命令名后面，例如 '<id>'
+    params?: string;    // 参数的写法，例如 '<id>'：/help 和参数不对时的「用法：」都用它
     help: string;
     failure?: string;   // 处理函数抛错时，错误信息前面加上「failure：」
     run(call: Call): void | boolean | Promise<void>;   // 返回 false 表示要退出
@@ -58,11 +60,11 @@ const COMMANDS: Record<string, Command> = {
         },
     },
     '/new': {
-        args: '<id>',
+        params: '<id>',
         help: '新建对话并切换过去',
         failure: '新建失败',
-        run({ chat, sessions, info, args: [id] }) {
-            if (!id) return info('用法：/new <id>');
+        run({ chat, sessions, info, badParams, args: [id] }) {
+            if (!id) return badParams();
             chat.history = sessions.create(id, chat.history);
             info(`（已新建并切换到对话 ${id}）`);
         },
@@ -74,11 +76,11 @@ const COMMANDS: Record<string, Command> = {
         },
     },
     '/open': {
-        args: '<id>',
+        params: '<id>',
         help: '切换到某个对话',
         failure: '打开失败',
-        run({ chat, sessions, info, args: [id] }) {
-            if (!id) return info('用法：/open <id>');
+        run({ chat, sessions, info, badParams, args: [id] }) {
+            if (!id) return badParams();
             chat.history = sessions.open(id, chat.history);
             info(`（已切换到对话 ${id}，${chat.history.length} 条消息）`);
         },
@@ -106,6 +108,24 @@ const COMMANDS: Record<string, Command> = {
             info(`（${undo()}）`);
         },
     },
+    // Day 14：知识库
+    '/rag': {
+        params: '[add <网址或文件>…]',
+        help: '查看知识库，或不经模型直接收录',
+        async run({ ui, info, fail, badParams, args: [sub, ...sources] }) {
+            if (!sub) return info(ragStats());
+            if (sub !== 'add' || sources.length === 0) return badParams();
+            // 一个来源失败不影响其余的
+            for (const source of sources) {
+                try {
+                    ui.print('tool', `[${await addToRag(source)}]`);
+                } catch (e) {
+                    fail(`收录失败：${(e as Error).message}`);
+                }
+            }
+        },
+    },
+    // Day 9–11：查看 TODO 清单、长期记忆，列出、启用、停用技能
     '/todos': {
         help: '查看 TODO 清单',
         run({ info }) {
@@ -128,11 +148,11 @@ const COMMANDS: Record<string, Command> = {
         },
     },
     '/use': {
-        args: '<name>',
-        help: '启用一个技能',
+        params: '<技能名>',
+        help: '启用一个技能（见 /skills）',
         failure: '加载失败',
-        run({ ui, info, args: [name] }) {
-            if (!name) return info('用法：/use <技能名>（见 /skills）');
+        run({ ui, badParams, args: [name] }) {
+            if (!name) return badParams();
             const skill = useSkill(name);
             const bundled = skill.tools.map((t) => t.name).join(', ') || '无';
             // 只列真正生效的名字：白名单里不认识的工具名被忽略，一个都不认识就是全部工具
@@ -147,27 +167,18 @@ const COMMANDS: Record<string, Command> = {
             ui.print('tool', '（技能已卸载，恢复默认行为）');
         },
     },
-    '/rag': {
-        help: '查看知识库；/rag add <网址或文件>… 收录',
-        async run({ ui, info, fail, args: [sub, ...sources] }) {
-            if (!sub) return info(ragStats());
-            if (sub !== 'add' || sources.length === 0) return info('用法：/rag 或 /rag add <网址或文件> [更多来源…]');
-            // 一个来源失败不影响其余的
-            for (const source of sources) {
-                try {
-                    ui.print('tool', `[${await addToRag(source)}]`);
-                } catch (e) {
-                    fail(`收录失败：${(e as Error).message}`);
-                }
-            }
-        },
-    },
+    // Day 15：MCP 服务器的状态与重连
     '/mcp': {
-        help: '查看 MCP 服务器和工具；/mcp reconnect <name> 重连一台',
-        async run({ mcp, info, args: [sub, name] }) {
-            if (!sub) return info(await mcpStatusWhenReady(mcp));
-            if (sub !== 'reconnect' || !name) return info('用法：/mcp 或 /mcp reconnect <name>');
-            info(await reconnectMcp(mcp, name));
+        params: '[reconnect <name>]',
+        help: '查看 MCP 服务器和工具，或重连一台',
+        async run({ mcp, info, badParams, args: [sub, name] }) {
+            if (!sub) {
+                // 刚启动就敲 /mcp 时，和第一次请求模型一样最多等还在连接的服务器 3 秒，免得只看到「连接中…」；别的命令不等
+                await mcp.ready();
+                return info(mcpStatusText(mcp));
+            }
+            if (sub !== 'reconnect' || !name) return badParams();
+            info(await mcp.reconnect(name));
         },
     },
     '/trace': {
@@ -182,10 +193,15 @@ const COMMANDS: Record<string, Command> = {
     },
 };
 
-// 每条命令一行：命令名和参数占 17 列，后面是说明
+// 每条命令一行：命令名和参数，后面是说明
 function helpText(): string {
-    const lines = Object.entries(COMMANDS).map(([name, c]) => (c.args ? `${name} ${c.args}` : name).padEnd(17) + c.help);
+    const lines = Object.entries(COMMANDS).map(([name, c]) => aligned(synopsis(name, c)) + c.help);
     return [...lines, `权限配置：${PERMISSIONS_FILE}（每个工具 allow / ask / deny）`].join('\n');
+}
+
+/** 命令名加参数的写法，如 /new <id>。 */
+function synopsis(name: string, command: Command): string {
+    return command.params ? `${name} ${command.params}` : name;
 }
 
 /** 执行一条命令；返回 false 表示要退出。 */
@@ -193,22 +209,33 @@ export async function runCommand(line: string, context: CommandContext): Promise
     const [name, ...args] = line.split(/\s+/);
     const { chat, sessions, ui } = context;
     sessions.sync(chat.history);
+    const command = COMMANDS[name];
     const call: Call = {
         ...context,
         args,
         info: (text) => ui.print('system', text),
         fail: (text) => ui.print('error', text),
+        badParams: () => call.info(`用法：${synopsis(name, command)}`),
     };
-    const command = COMMANDS[name];
     if (!command) call.info(`未知命令：${name}（输入 /help 查看）`);
-    else {
-        try {
-            if ((await command.run(call)) === false) return false;
-        } catch (e) {
-            const message = (e as Error).message;
-            call.fail(command.failure ? `${command.failure}：${message}` : message);
-        }
-    }
+    else if ((await runReporting(command, call)) === false) return false;
     ui.refresh();
     return true;
+}
+
+// —— 加固：命令出错时报告，REPL 照常继续；/help 按显示宽度对齐 ——
+
+/** 所有命令共用这一处 try/catch：错误信息前面加上这条命令的 failure（有的话），不让一条命令的错误结束程序。 */
+async function runReporting(command: Command, call: Call): Promise<void | boolean> {
+    try {
+        return await command.run(call);
+    } catch (e) {
+        const message = (e as Error).message;
+        call.fail(command.failure ? `${command.failure}：${message}` : message);
+    }
+}
+
+/** 命令名和参数占 17 列，按显示宽度算（汉字占两列）；更长的后面空两格。 */
+function aligned(label: string): string {
+    return `${label}  ` + ' '.repeat(Math.max(0, 15 - displayWidth(label)));
 }

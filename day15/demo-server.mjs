@@ -2,7 +2,6 @@
 // stdin 每行一条 JSON-RPC 2.0 消息；stdout 只写 JSON 行（写别的会打乱客户端的解析），日志走 stderr。
 import { createInterface } from 'node:readline';
 
-const SUPPORTED = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
 const TOOLS = [
     {
         name: 'word_count',
@@ -40,39 +39,54 @@ function callTool(name, args) {
 
 function handle({ id, method, params }) {
     const reply = (result) => send({ jsonrpc: '2.0', id, result });
-    const fail = (code, message) => send({ jsonrpc: '2.0', id, error: { code, message } });
     switch (method) {
-        case 'initialize': {
-            const asked = params?.protocolVersion;
-            return reply({
-                protocolVersion: SUPPORTED.includes(asked) ? asked : '2025-06-18',
-                capabilities: { tools: {} },
-                serverInfo: { name: 'geekagent-demo', version: '1.0.0' },
-            });
-        }
-        case 'ping':
-            return reply({});
+        case 'initialize':
+            return reply({ protocolVersion: negotiate(params?.protocolVersion), capabilities: { tools: {} }, serverInfo: { name: 'geekagent-demo', version: '1.0.0' } });
         case 'tools/list':
             return reply({ tools: TOOLS });
         case 'tools/call':
-            if (typeof params?.name !== 'string') return fail(-32602, 'Invalid params');
+            if (typeof params?.name !== 'string') return fail(id, -32602, 'Invalid params');
             return reply(callTool(params.name, params.arguments ?? {}));
         default:
-            return fail(-32601, 'Method not found');
+            return otherRequest(id, method);
     }
 }
 
+// 只回答请求；通知（notifications/initialized……）、响应和认不出的行都不回
 createInterface({ input: process.stdin, crlfDelay: Infinity }).on('line', (line) => {
+    const msg = requestIn(line);
+    if (msg) handle(msg);
+});
+// stdin 关闭后 readline 结束，事件循环空了，进程自然以退出码 0 结束
+process.stderr.write('geekagent-demo started\n');
+
+// —— 加固：版本协商、ping 与不认识的方法、参数不对、不是请求的行 ——
+const SUPPORTED = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
+
+// 客户端要的版本我们也支持就用它，否则回我们自己的版本，由客户端决定还连不连
+function negotiate(asked) {
+    return SUPPORTED.includes(asked) ? asked : '2025-06-18';
+}
+
+function fail(id, code, message) {
+    send({ jsonrpc: '2.0', id, error: { code, message } });
+}
+
+// ping 必须回答（客户端和服务器都可能发）；其他方法 -32601
+function otherRequest(id, method) {
+    if (method === 'ping') send({ jsonrpc: '2.0', id, result: {} });
+    else fail(id, -32601, 'Method not found');
+}
+
+// 请求：有 method、且有 id（可以是 0 或字符串）。不是 JSON 或不是请求的行返回 undefined
+function requestIn(line) {
     let msg;
     try {
         msg = JSON.parse(line);
     } catch {
-        return;   // 不是 JSON：忽略
+        return undefined;
     }
-    // 只回答请求（有 method 且有 id，id 可以是 0 或字符串）；通知和响应都不回
     const isRequest = msg && typeof msg === 'object' && !Array.isArray(msg)
         && typeof msg.method === 'string' && (typeof msg.id === 'number' || typeof msg.id === 'string');
-    if (isRequest) handle(msg);
-});
-// stdin 关闭后 readline 结束，事件循环空了，进程自然以退出码 0 结束
-process.stderr.write('geekagent-demo started\n');
+    return isRequest ? msg : undefined;
+}

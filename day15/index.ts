@@ -2,7 +2,7 @@
 import { Chat } from './chat.js';
 import { err } from './color.js';
 import { runCommand } from './commands.js';
-import { loadConfig } from './config.js';
+import { keyHost, loadConfig, settleDotEnv } from './config.js';
 import { registerFileTools } from './files.js';
 import type { FrontEnd } from './frontend.js';
 import { createFullScreen } from './fullscreen.js';
@@ -10,8 +10,7 @@ import { EOF, InputQueue } from './input.js';
 import { buildSystemPrompt, loadInstructions } from './instructions.js';
 import { setNoticeHandler } from './llm.js';
 import { registerLookupTools } from './lookup.js';
-import { forceKillAll } from './mcp-process.js';
-import { createMcp, startMcp } from './mcp-setup.js';
+import { createMcp } from './mcp-setup.js';
 import { loadMemory, recallMemory, registerMemoryTools } from './memory.js';
 import { loadPermissions, setupPermissions, trustNeeds, untrusted, type PermissionConfig } from './permissions.js';
 import { createPlain } from './plain.js';
@@ -22,18 +21,13 @@ import { Sessions } from './sessions.js';
 import { registerShellTools } from './shell.js';
 import { activeSkill, listSkills, loadSkills } from './skills.js';
 import { traceStatus } from './trace.js';
-import { TRUST_FILE, trustFolder } from './trust.js';
+import { trustFolder } from './trust.js';
 import { UsageMeter } from './usage.js';
 
 const cfg = loadConfig();
-let permissions: PermissionConfig;
-try {
-    permissions = loadPermissions();
-} catch (e) {
-    console.error(visible((e as Error).message));
-    process.exit(1);
-}
-// 启动顺序：配置 → 权限 → 记忆 → Chat → 技能 → 前端 → 信任 → 项目说明（根目录来自权限，信任问题答完才定）
+let permissions = loadPermissionsOrExit();
+// 启动顺序：配置 → 权限 → 记忆与知识库 → Chat → 技能 → MCP 配置 → 前端 → 信任 → 项目说明 → MCP 服务器（后台连接）。
+// 根目录来自权限、项目说明和 MCP 服务器都要等信任问题答完
 let instructions = '';
 try {
     loadMemory();
@@ -42,10 +36,6 @@ try {
     console.error(`读取项目上下文失败：${visible((e as Error).message)}`);
     process.exit(1);
 }
-const fullScreen = Boolean(process.stdin.isTTY && process.stdout.isTTY);
-// 行模式下服务器的 stderr 以暗色回显到 stderr；全屏模式下只留在 /mcp 里，不弄花屏幕。
-// 用 err 而不是 paint：颜色要看 stderr 是不是终端（paint 看的是 stdout）。mcp.json 写坏了也不抛错：原因记在 /mcp 里
-const mcp = createMcp(fullScreen ? undefined : (name, line) => err('reasoning', `[mcp:${name}] ${line}`));
 let recall = '';
 const chat = new Chat(cfg);
 // 注册的先后就是工具在请求里、在 /help 里的顺序
@@ -68,6 +58,9 @@ function cancelTurn(): boolean {
 }
 
 const hooks = { onCancel: cancelTurn, onExit: () => void exit() };
+const fullScreen = Boolean(process.stdin.isTTY && process.stdout.isTTY);
+// Day 15：读 mcp.json（写坏了也不抛错，原因记在 /mcp 里）。行模式下服务器的 stderr 暗色回显到 stderr，全屏模式下只留在 /mcp 里
+const mcp = createMcp(fullScreen ? undefined : (name, line) => err('reasoning', `[mcp:${name}] ${line}`));
 const plain = fullScreen ? null : createPlain(queue, hooks);
 const ui: FrontEnd = plain ?? createFullScreen(queue, hooks, {
     cfg, chat, sessions, usage, mcp,
@@ -91,18 +84,14 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal
 
 const BANNER = 'GeekAgent Day 15 — MCP 工具接入（day15）';
 ui.print('system', BANNER);
-ui.print('system', `模型：${cfg.model}　当前对话：${sessions.currentId}　输入 /help 查看命令`);
+ui.print('system', `模型：${cfg.model}　密钥发往 ${keyHost(cfg)}　当前对话：${sessions.currentId}　输入 /help 查看命令`);
 if (process.env.GEEKAGENT_TRACE) ui.print('system', traceStatus(false));
 ui.print('system', 'MCP 服务器在 .geekagent/mcp.json 里声明，/mcp 查看状态');
 ui.print('system', `技能：${listSkills().map((k) => k.name).join('、') || '无'}（/skills 查看，/use 启用，/unuse 停用）`);
 for (const message of skillErrors) ui.print('error', message);
-// 文件夹自己的配置要启动 MCP 服务器或放宽权限时，先问一次是否信任（经前端的确认，管道里由下一行回答）
-const needs = [...mcp.trustNeeds, ...trustNeeds(permissions)];
-if (!(await trustFolder(needs, (q) => ui.confirm(q), (line) => ui.print('error', line)))) {
-    permissions = untrusted(permissions);
-    mcp.untrusted = true;
-    ui.print('system', `未信任此文件夹：项目的 MCP 服务器不启动，根目录仍是本文件夹，项目的 allow 规则不生效（deny 规则照常）；删掉 ${TRUST_FILE} 里它的那一项可重新询问`);
-}
+// Day 15：项目的 MCP 服务器和放宽的权限一样，要先信任这个文件夹
+const trusted = await askFolderTrust();
+if (!trusted) permissions = untrusted(permissions);
 setupPermissions(permissions, (prompt) => ui.confirm(prompt));
 try {
     instructions = loadInstructions(permissions.root);
@@ -110,6 +99,8 @@ try {
     ui.print('error', `读取项目上下文失败：${(e as Error).message}`);
 }
 ui.refresh();
+// Day 15：MCP 服务器在后台同时连接，命令照常立即回答；面板显示「连接中…」，连完再刷新
+const mcpReady = mcp.start(trusted, reportMcp);
 
 async function turn(text: string): Promise<void> {
     recall = recallMemory(text);   // Day 13：先召回，再压缩、再请求
@@ -119,7 +110,7 @@ async function turn(text: string): Promise<void> {
     usage.newTurn();
     ui.setBusy(true);
     try {
-        // 第一次请求前最多等几秒还在连接的 MCP 服务器（之后是已完成的 Promise）；放在这里，等待时按 Ctrl+C 是取消这一轮
+        // Day 15：第一次请求前最多等几秒还在连接的 MCP 服务器（之后是已完成的 Promise）；放在这里，等待时按 Ctrl+C 是取消这一轮
         await mcpReady;
         for await (const piece of chat.streamReply(text, controller.signal)) {
             if (piece.type === 'text' || piece.type === 'reasoning') usage.streaming(piece.text);
@@ -141,15 +132,12 @@ async function turn(text: string): Promise<void> {
 
 /** 退出流程：停止接收输入 → 中断并回滚正在进行的一轮 → 恢复终端 → 保存对话 → bye。 */
 async function exit(): Promise<never> {
-    if (exiting) {
-        forceKillAll();   // 退出途中再按一次 Ctrl+C：先杀掉所有 MCP 进程组，立即退出
-        process.exit(0);
-    }
+    if (exiting) process.exit(0);   // 退出途中再按一次 Ctrl+C：立即退出
     exiting = true;
     // 不再接收输入：正在等 [y/N] 的工具因此得到「否」（输入结束即拒绝），这一轮才能结束，下面的等待才不会卡住
     queue.push(EOF);
     running?.controller.abort();
-    // 中断之后马上停服务器，不等这一轮结束：工具可能正等着 MCP 的响应，服务器一停它就立刻失败，
+    // Day 15：中断之后马上停服务器，不等这一轮结束：工具可能正等着 MCP 的响应，服务器一停它就立刻失败，
     // 这一轮才能马上结束并回滚；否则要等到那个请求超时（默认 10 秒，npx 服务器常配成 60 秒）
     const stopping = mcp.stopAll();
     await running?.done;
@@ -157,44 +145,21 @@ async function exit(): Promise<never> {
     ui.close();
     saveOnExit();
     console.log('bye');
-    process.exit(0);
+    return exitWhenDrained(0);
 }
 
-/** 退出前保存。sessions.json 读不出来时不覆盖它，这次的对话另存到新文件并告诉用户在哪。 */
+/** 退出前保存。 */
 function saveOnExit(): void {
-    const say = (text: string) => console.log(text);
     try {
         const generated = sessions.nameDefault(chat.history);
-        say(`（退出前已保存 ${sessions.save(chat.history)} 个对话到 ${Sessions.path()}）`);
-        if (generated) say(`（对话 id：${generated}——重启后先 /load 再 /open ${generated}）`);
+        console.log(`（退出前已保存 ${sessions.save(chat.history)} 个对话到 ${Sessions.path()}）`);
+        if (generated) console.log(`（对话 id：${generated}——重启后先 /load 再 /open ${generated}）`);
     } catch (e) {
-        console.error(visible((e as Error).message));
-        try {
-            console.error(`（这次的对话另存到 ${sessions.rescue(chat.history)}，改名为 sessions.json 后可以 /load）`);
-        } catch (e) {
-            console.error(`另存也失败了：${visible((e as Error).message)}`);
-        }
+        rescueSessions(e as Error);
     }
 }
 
-// 漏网的错误（某处 bug）：先恢复终端、保存对话，再报错退出，不让一个 bug 带走整段对话
-for (const event of ['uncaughtException', 'unhandledRejection'] as const) {
-    process.on(event, (e: unknown) => {
-        ui.close();
-        console.error(`程序出错：${visible(e instanceof Error ? String(e.stack) : String(e))}`);
-        saveOnExit();
-        process.exit(1);
-    });
-}
-
-// MCP 服务器在后台并发连接，命令照常立即回答；面板显示「连接中…」，连完再刷新
-const mcpReady = startMcp(mcp, (lines) => {
-    if (exiting) return;   // 退出时停掉的服务器不算启动失败
-    for (const line of lines) ui.print('error', line);
-    ui.refresh();
-});
-ui.refresh();
-
+saveOnStrayErrors();
 for (;;) {
     plain?.prompt();
     const item = await queue.next();
@@ -208,6 +173,76 @@ for (;;) {
     }
     await turn(line);
 }
-// 信号已经启动了退出流程时，它还在等 MCP 服务器停下：这里再调 exit() 会被当成第二次 Ctrl+C，
-// 不保存就强制退出。交给那一次走完即可。
+// 退出流程已经在进行（Ctrl+D、信号）时不能再调用 exit()：第二次调用会跳过保存立即退出
 if (!exiting) await exit();
+
+// —— 加固：权限文件读不出来、文件夹信任、存档坏了时另存、漏网的错误 ——
+
+/** 权限文件写错了：报错退出，不带着「全部默认」悄悄跑起来。 */
+function loadPermissionsOrExit(): PermissionConfig {
+    try {
+        return loadPermissions();
+    } catch (e) {
+        console.error(visible((e as Error).message));
+        process.exit(1);
+    }
+}
+
+/**
+ * 文件夹自己的配置（.geekagent/、.env）要启动 MCP 服务器、放宽权限、替密钥选地址、给命令加环境变量时，先问一次是否信任
+ * （经前端的确认，管道里由是 y / n 的下一行回答）。返回用户是否信任：不信任时调用方把权限收紧成 untrusted()，
+ * MCP 服务器一台也不启动；.env 的地址不用、变量收回（settleDotEnv，在启动任何服务器之前）。
+ */
+async function askFolderTrust(): Promise<boolean> {
+    const needs = [...mcp.trustNeeds, ...trustNeeds(permissions)];
+    const trusted = await trustFolder(needs, ui, queue);
+    for (const line of settleDotEnv(cfg, trusted)) ui.print('system', line);
+    if (trusted) return true;
+    ui.print('system', '未信任此文件夹：项目的 MCP 服务器不启动，根目录仍是本文件夹，项目的 allow 规则不生效（deny 规则照常）');
+    return false;
+}
+
+/**
+ * 等 stdout、stderr 里已经写出的内容都交给了系统，再以 code 退出。管道的另一头读得慢时（agent | (sleep 2; cat)），
+ * 回复的后半截和 bye 还排在 Node 的写缓冲里，立刻 process.exit 会把它们丢掉。空写的回调排在之前所有写入之后；
+ * 读的一方已经关了管道时，回调带着错误马上回来。返回的 Promise 永远不兑现：等着它的代码不会再往下跑。
+ */
+function exitWhenDrained(code: number): Promise<never> {
+    return new Promise(() => {
+        let pending = 2;
+        const done = () => {
+            if (--pending === 0) process.exit(code);
+        };
+        process.stdout.write('', done);
+        process.stderr.write('', done);
+    });
+}
+
+/** Day 15：MCP 服务器全部连完后要提示的行（失败的服务器、没装下的工具……）；退出时停掉的服务器不算启动失败。 */
+function reportMcp(lines: string[]): void {
+    if (exiting) return;
+    for (const line of lines) ui.print('error', line);
+    ui.refresh();
+}
+
+/** sessions.json 读不出来时不覆盖它：这次的对话另存到新文件，告诉用户在哪。 */
+function rescueSessions(e: Error): void {
+    console.error(visible(e.message));
+    try {
+        console.error(`（这次的对话另存到 ${sessions.rescue(chat.history)}，改名为 sessions.json 后可以 /load）`);
+    } catch (e) {
+        console.error(`另存也失败了：${visible((e as Error).message)}`);
+    }
+}
+
+/** 漏网的错误（某处 bug）：先恢复终端、保存对话，再报错退出，不让一个 bug 带走整段对话。 */
+function saveOnStrayErrors(): void {
+    for (const event of ['uncaughtException', 'unhandledRejection'] as const) {
+        process.on(event, (e: unknown) => {
+            ui.close();
+            console.error(`程序出错：${visible(e instanceof Error ? String(e.stack) : String(e))}`);
+            saveOnExit();
+            process.exit(1);
+        });
+    }
+}

@@ -18,25 +18,94 @@ export class InputQueue {
     /** 取下一项；EOF 取出后留在队首，之后每次都还是 EOF（确认提示遇到 EOF 也能得到答案）。 */
     next(): Promise<InputItem> {
         const item = this.items[0];
-        if (item === undefined) return new Promise((resolve) => this.waiters.push((i) => resolve(this.keep(i))));
-        return Promise.resolve(this.keep(this.items.shift()!));
-    }
-
-    /** Day 4：终端里回答 [y/N] 用：只取此刻之后 push 的一项，已经排队的行留在原处；输入已经结束就是 EOF。 */
-    nextFresh(): Promise<InputItem> {
-        if (this.items.includes(EOF)) return Promise.resolve(EOF);
-        return new Promise((resolve) => this.waiters.push((item) => {
-            if (item === EOF) this.items.push(EOF);   // 排在已经排队的行之后：它们照常处理完才退出
-            resolve(item);
-        }));
+        if (item === undefined) return new Promise((resolve) => this.waiters.push((i) => resolve(this.keepEof(i))));
+        return Promise.resolve(this.keepEof(this.items.shift()!));
     }
 
     get size(): number {
         return this.items.filter((i) => i !== EOF).length;
     }
 
-    private keep(item: InputItem): InputItem {
+    // —— 加固：EOF 留在队首；终端作答只认提问之后的输入；长的确认提示 ——
+
+    private keepEof(item: InputItem): InputItem {
         if (item === EOF && this.items[0] !== EOF) this.items.unshift(EOF);
+        this.last = item;   // Day 8
         return item;
     }
+
+    /** Day 4：终端里回答 [y/N] 用：只取此刻之后 push 的一项，已经排队的行留在原处；输入已经结束就是 EOF。 */
+    nextFresh(): Promise<InputItem> {
+        if (this.items.includes(EOF)) return Promise.resolve((this.last = EOF));
+        return new Promise((resolve) => this.waiters.push((item) => {
+            if (item === EOF) this.items.push(EOF);   // 排在已经排队的行之后：它们照常处理完才退出
+            resolve((this.last = item));
+        }));
+    }
+
+    /** Day 8：最近交出去的一项（next、nextFresh）。信任问题据此分辨「终端里明确答了 n」和空回车、Ctrl+C、输入结束。 */
+    last: InputItem | undefined;
+
+    /** Day 8：看下一项但不取走（还没有就等它来）。管道里不是回答的一行，信任问题不拿去当回答，留给之后当输入。 */
+    peek(): Promise<InputItem> {
+        if (this.items.length > 0) return Promise.resolve(this.items[0]);
+        return new Promise((resolve) => this.waiters.push((item) => {
+            this.items.unshift(item);
+            resolve(item);
+        }));
+    }
+}
+
+// ---- 长的确认提示：只显示开头和大小，回答 d 分页看全文 ----
+// 确认提示（命令、diff、网址、信任问题……）可能很长：1101 行的命令会把自己的第一行挤出全屏界面 1000 行的日志，
+// 行模式下也会滚出终端的回滚区，用户看不到真正要执行的开头就答了 y。所以多于 HEAD_LINES + 1 行、或者有一行超过
+// LINE_CHARS 个字符的提示，问的时候先说全文的行数和字符数，再显示开头 HEAD_LINES 行（长行截断）和最后一行（通常就是问题）；
+// 回答 d 就按页（每页 PAGE_LINES 行，一个字也不截）显示全文再问一次，答 y 之前每一行都看得到。两个前端都经过这里。
+const HEAD_LINES = 20;
+const LINE_CHARS = 400;
+const PAGE_LINES = 200;
+
+/** 问一个确认问题：ask 显示问题、返回回答的原文，show 显示一页全文。回答 d 显示下一页再问，其余按 isYes 决定。 */
+export async function askPaged(prompt: string, ask: (question: string) => Promise<string>, show: (page: string) => void): Promise<boolean> {
+    const question = headOf(prompt);
+    const pages = pagesOf(prompt);
+    for (let page = 0; ; page = (page + 1) % pages.length) {
+        const answer = await ask(question);
+        if (answerMark(answer) !== 'd') return isYes(answer);
+        show(pages[page]);
+    }
+}
+
+/** 回答记成哪个字母：y 同意，d 看全文，其余一律是 n。全屏界面把它接在问题后面记进日志。 */
+export function answerMark(answer: string): 'y' | 'n' | 'd' {
+    if (isYes(answer)) return 'y';
+    return answer.trim().toLowerCase() === 'd' ? 'd' : 'n';
+}
+
+function headOf(prompt: string): string {
+    const lines = prompt.split('\n');
+    if (lines.length <= HEAD_LINES + 1 && lines.every((line) => line.length <= LINE_CHARS)) return prompt;
+    const size = `（全文共 ${lines.length} 行 / ${prompt.length} 字符，这里只显示了一部分；回答 d 分页查看全文）`;
+    const skipped = lines.length - HEAD_LINES - 1;
+    const last = skipped > 0 ? [`…（中间 ${skipped} 行没有显示）`, lines[lines.length - 1]] : lines.slice(HEAD_LINES);
+    return [size, ...lines.slice(0, HEAD_LINES), ...last].map(cut).join('\n');
+}
+
+// 长行截到 LINE_CHARS 个字符，不切开代理对
+function cut(line: string): string {
+    if (line.length <= LINE_CHARS) return line;
+    const end = /[\ud800-\udbff]/.test(line[LINE_CHARS - 1]) ? LINE_CHARS - 1 : LINE_CHARS;
+    return `${line.slice(0, end)}…`;
+}
+
+function pagesOf(prompt: string): string[] {
+    const lines = prompt.split('\n');
+    const total = Math.ceil(lines.length / PAGE_LINES);
+    const pages: string[] = [];
+    for (let i = 0; i < total; i++) {
+        const from = i * PAGE_LINES;
+        const to = Math.min(lines.length, from + PAGE_LINES);
+        pages.push([`（全文第 ${i + 1}/${total} 页：第 ${from + 1}–${to} 行，共 ${lines.length} 行）`, ...lines.slice(from, to)].join('\n'));
+    }
+    return pages;
 }

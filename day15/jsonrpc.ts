@@ -1,176 +1,94 @@
-// Day 15：stdio 上的 JSON-RPC 2.0 —— 本章的核心。两件事：把字节流切成一行一条消息（LineFramer），
-// 把发出的请求和回来的响应按 id 配对（RequestTable）。不碰进程、不碰文件，可以单独测试。
-import { StringDecoder } from 'node:string_decoder';
+// Day 15：JSON-RPC 2.0 的请求与响应：每个请求一个 id，响应按 id 交回等它的请求，等不到就超时。只讲 JSON-RPC：
+// 哪些请求带进度令牌、哪些不能取消是 MCP 的规矩（mcp-client.ts），消息怎样切行在 mcp-framing.ts
+import { isObject, jsonText, type Json } from './json.js';
 
-export type Json = Record<string, unknown>;
-export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-// 一条消息以字节 \n 结束，去掉行尾的一个 \r，空行跳过。先在字节里找换行、只解码完整的行，
-// 所以被拆在两次读取之间的多字节字符也不会坏；行长在解码之前就知道，超长的行不解码、不保存。
-// 每个字节只经手常数次，总耗时与输入成正比。
-export class LineFramer {
-    private parts: Buffer[] = [];   // 跨块的行：已经收到的前几段
-    private size = 0;               // 这一行已经收到的字节数（丢弃时也继续累计，用于日志）
-    private dropping = false;
-
-    constructor(
-        private readonly onLine: (line: string) => void,
-        private readonly onDrop: (bytes: number) => void,   // 超过上限的行被丢弃时报告它的字节数
-        private readonly maxLine: number,
-    ) {}
-
-    push(chunk: Buffer): void {
-        const first = chunk.indexOf(0x0a);
-        if (first === -1) return this.add(chunk);
-        let start = 0;
-        if (this.size > 0) {            // 上一块留下的半行在这里结束
-            this.endLine(chunk.subarray(0, first));
-            start = first + 1;
-        }
-        const last = chunk.lastIndexOf(0x0a);
-        if (last >= start) this.wholeLines(chunk, start, last);
-        if (last + 1 < chunk.length) this.add(chunk.subarray(last + 1));
-    }
-
-    // 流结束时，最后一行即使没有换行符也当作完整的一行
-    flush(): void {
-        if (this.size > 0) this.endLine(Buffer.alloc(0));
-    }
-
-    // 这一块里的若干整行：从 start 到 last（最后一个 \n）。常见情况下整段一次解码、再按 \n 切开，
-    // 比逐行解码快（npm run bench：50 MiB 短通知经客户端约 330 → 215 ms）。多字节字符里不会出现 0x0a 字节，
-    // 所以先解码再切与先切再解码结果相同。整段超过行长上限时才逐行按字节量长度
-    private wholeLines(chunk: Buffer, start: number, last: number): void {
-        if (last - start > this.maxLine) {
-            for (let nl = chunk.indexOf(0x0a, start); start <= last; nl = chunk.indexOf(0x0a, start)) {
-                if (nl - start > this.maxLine) this.onDrop(nl - start);
-                else this.emit(chunk.toString('utf8', start, nl));
-                start = nl + 1;
-            }
-            return;
-        }
-        const text = chunk.toString('utf8', start, last + 1);
-        for (let from = 0, nl = text.indexOf('\n'); nl !== -1; from = nl + 1, nl = text.indexOf('\n', from)) {
-            this.emit(text.slice(from, nl));
-        }
-    }
-
-    // 去掉行尾的一个 \r，跳过空行
-    private emit(line: string): void {
-        if (line.charCodeAt(line.length - 1) === 13) line = line.slice(0, -1);
-        if (line !== '') this.onLine(line);
-    }
-
-    private add(piece: Buffer): void {
-        this.size += piece.length;
-        if (this.dropping || piece.length === 0) return;
-        this.parts.push(piece);
-        // 超过上限就不再保存，内存保持有界；之后的字节一直丢到下一个换行
-        if (this.size > this.maxLine) {
-            this.dropping = true;
-            this.parts = [];
-        }
-    }
-
-    // 跨块的行在这里结束：last 是最后一段（可能为空）
-    private endLine(last: Buffer): void {
-        this.add(last);
-        const { parts, size, dropping } = this;
-        this.parts = [];
-        this.size = 0;
-        this.dropping = false;
-        if (dropping) return this.onDrop(size);
-        // 不先拼成一个大 Buffer（整行要多分配、多拷贝一次），而是用流式解码器逐段解码：
-        // 被拆开的多字节字符由解码器接上，结果与整行一次解码相同
-        const decoder = new StringDecoder('utf8');
-        let line = '';
-        for (const part of parts) line += decoder.write(part);
-        this.emit(line + decoder.end());
-    }
-}
-
-// JSON-RPC 的错误响应。code 要保留：tools/list 的 -32601 表示"没有工具"而不是失败
+// 错误响应。code 要保留：tools/list 的 -32601 表示「没有工具」而不是失败；超时单独一类，调用方要补上「怎样调大」
 export class RpcError extends Error {
-    constructor(readonly code: number, readonly rpcMessage: string) {
-        super(`MCP 错误 ${code}：${rpcMessage}`);
+    constructor(readonly code: number, message: string) {
+        super(`MCP 错误 ${code}：${message}`);
     }
 }
-
-// 超时单独一类：调用方要在报错里补上「怎样调大」
 export class RequestTimeout extends Error {}
 
-interface Pending {
-    resolve(result: unknown): void;
-    reject(error: Error): void;
-    timer: NodeJS.Timeout;
-    restart(): void;        // 收到这个请求的进度通知时重新计时
-}
-
-// id 从 1 递增、永不复用；超时、取消后才到的响应找不到记录，被丢掉
+// id 从 1 递增、永不复用：放弃以后才到的响应找不到记录，被丢掉。
+// onGiveUp：超时或取消、不再等一个请求时调用（要不要告诉对方，是上层协议的事）
 export class RequestTable {
     private nextId = 1;
     private readonly pending = new Map<number, Pending>();
+    private closed?: Error;
 
-    constructor(private readonly send: (msg: Json) => void) {}
+    constructor(private readonly send: (msg: Json) => void, private readonly onGiveUp: (id: number, method: string, reason: string) => void) {}
 
-    // timeoutMs 是「沉默」的上限：tools/call 带上进度令牌（就用请求 id），服务器每报一次进度就重新计时，
-    // 所以报进度的慢工具可以跑得比 timeoutMs 久，一声不吭的照样在 timeoutMs 后超时。
-    // signal：用户取消这一轮时不再等，并告诉服务器别做了（和超时一样发 notifications/cancelled）
+    // 发出请求，等同 id 的响应；timeoutMs 内没有响应就失败，signal 取消时也不再等
     request(method: string, params: Json, timeoutMs: number, signal?: AbortSignal): Promise<unknown> {
+        if (this.closed) return Promise.reject(this.closed);
         const id = this.nextId++;
         return new Promise((resolve, reject) => {
-            const giveUp = (error: Error, reason: string) => {
-                if (!this.pending.delete(id)) return;
-                clearTimeout(entry.timer);
-                signal?.removeEventListener('abort', onAbort);
-                reject(error);
-                // initialize 绝不能取消（协议如此规定）；握手超时后整个服务器会被停掉
-                if (method !== 'initialize') {
-                    this.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } });
-                }
-            };
-            const expire = () => giveUp(new RequestTimeout(`请求 ${method} 超时（${timeoutMs / 1000} 秒内没有响应）`), 'timeout');
-            const onAbort = () => giveUp(new Error(`请求 ${method} 已取消`), 'cancelled by user');
-            const entry: Pending = {
-                resolve, reject, timer: setTimeout(expire, timeoutMs),
-                restart() {
-                    clearTimeout(entry.timer);
-                    entry.timer = setTimeout(expire, timeoutMs);
-                },
-            };
-            this.pending.set(id, entry);
-            const sent = method === 'tools/call' ? { ...params, _meta: { progressToken: id } } : params;
-            this.send({ jsonrpc: '2.0', id, method, params: sent });
-            if (signal?.aborted) onAbort();
-            else signal?.addEventListener('abort', onAbort, { once: true });
+            this.pending.set(id, { method, timeoutMs, timer: setTimeout(() => this.expire(id), timeoutMs), resolve, reject });
+            this.send({ jsonrpc: '2.0', id, method, params });
+            if (signal) this.giveUpOnAbort(id, signal);
         });
     }
 
-    // notifications/progress：令牌就是请求 id；已经结束或不认识的令牌忽略
-    progress(token: unknown): void {
-        if (typeof token === 'number') this.pending.get(token)?.restart();
-    }
-
-    // 返回 false：没有对应的请求（未知 id、已超时），由调用方记一条日志
+    // 响应（带 id 和 result 或 error）交给等它的请求。返回 false：不是响应，或没有对应的请求（未知 id、已放弃）
     settle(msg: Json): boolean {
-        const entry = typeof msg.id === 'number' ? this.pending.get(msg.id) : undefined;
+        const entry = typeof msg.id === 'number' && ('result' in msg || 'error' in msg) ? this.take(msg.id) : undefined;
         if (!entry) return false;
-        this.pending.delete(msg.id as number);
-        clearTimeout(entry.timer);
-        if ('error' in msg) {
-            const err = isObject(msg.error) ? msg.error : {};
-            entry.reject(new RpcError(Number(err.code ?? 0), String(err.message ?? '')));
-        } else {
-            entry.resolve(msg.result);
-        }
+        if ('error' in msg) entry.reject(rpcError(msg.error));
+        else entry.resolve(msg.result);
         return true;
     }
 
-    rejectAll(error: Error): void {
-        for (const entry of this.pending.values()) {
-            clearTimeout(entry.timer);
-            entry.reject(error);
-        }
-        this.pending.clear();
+    close(error: Error): void {   // 对方不在了：还在等的请求一起失败，之后的请求也立刻失败
+        this.closed ??= error;
+        for (const id of this.pending.keys()) this.take(id)!.reject(error);
     }
+
+    private expire(id: number): void {
+        const { method, timeoutMs } = this.pending.get(id)!;
+        this.giveUp(id, new RequestTimeout(`请求 ${method} 超时（${timeoutMs / 1000} 秒内没有响应）`), 'timeout');
+    }
+
+    // —— 加固：取消、进度、结束时的清理 ——
+    // 对方表示还在处理（MCP 的进度通知）：从现在起重新计时
+    restart(id: number): void {
+        this.pending.get(id)?.timer.refresh();
+    }
+
+    // 调用方不再要结果（用户取消这一轮）：像超时一样放弃。请求结束时摘掉监听：同一轮里调用再多，监听也不会堆积
+    private giveUpOnAbort(id: number, signal: AbortSignal): void {
+        const entry = this.pending.get(id)!;
+        const onAbort = () => this.giveUp(id, new Error(`请求 ${entry.method} 已取消`), 'cancelled by user');
+        if (signal.aborted) return onAbort();
+        signal.addEventListener('abort', onAbort, { once: true });
+        entry.unlisten = () => signal.removeEventListener('abort', onAbort);
+    }
+
+    // 不再等这个请求：以 error 失败，再告诉 onGiveUp
+    private giveUp(id: number, error: Error, reason: string): void {
+        const entry = this.take(id);
+        if (!entry) return;
+        entry.reject(error);
+        this.onGiveUp(id, entry.method, reason);
+    }
+
+    // 移出表，停掉计时器和取消的监听；已经结束的请求返回 undefined
+    private take(id: number): Pending | undefined {
+        const entry = this.pending.get(id);
+        if (!entry) return undefined;
+        this.pending.delete(id);
+        clearTimeout(entry.timer);
+        entry.unlisten?.();
+        return entry;
+    }
+}
+
+type Pending = { method: string; timeoutMs: number; timer: NodeJS.Timeout; resolve(result: unknown): void; reject(error: Error): void; unlisten?(): void };
+
+// 服务器给的 error 对象照样不可信：缺字段时 code 当 0、message 当空。数组、对象不交给 Number()、String()：
+// 它们会逐层递归（见 json.ts 的 tooDeep）
+function rpcError(error: unknown): RpcError {
+    const e = isObject(error) ? error : {};
+    const message = isObject(e.message) || Array.isArray(e.message) ? jsonText(e.message) : String(e.message ?? '');
+    return new RpcError(typeof e.code === 'object' ? 0 : Number(e.code ?? 0), message);
 }

@@ -6,7 +6,7 @@ import { errorMessage, normalizeUsage, readChatStream, tryParse, type Delta, typ
 import { trace } from './trace.js';
 
 export interface Message {
-    role: 'system' | 'user' | 'assistant' | 'tool';
+    role: 'system' | 'user' | 'assistant' | 'tool';   // Day 5：压缩后的摘要是一条 system 消息
     content: string | null;   // 带工具调用的 assistant 消息没有文字时为 null
     tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[];
     tool_call_id?: string;
@@ -19,8 +19,35 @@ export interface ChatRequest {
     [field: string]: unknown;
 }
 
-/** 给用户看的错误：消息里已经带着 HTTP 状态和服务商自己的原话。 */
-export class ApiError extends Error {}
+export class ApiError extends Error {}   // 给用户看的错误：消息里已经带着 HTTP 状态和服务商自己的原话
+
+/** 流式请求：边收边产出文字/思考增量，读完返回整个回复。 */
+export async function* streamChat(cfg: Config, req: ChatRequest, signal?: AbortSignal): AsyncGenerator<Delta, StreamResult> {
+    const res = await post(cfg, { model: cfg.model, ...req, stream: true }, signal);   // Day 2：请求里还有 tools 等字段
+    await rejectJsonReply(res);   // 有的服务用 HTTP 200 返回 JSON 错误
+    return yield* readChatStream(res.body!);
+}
+
+/** Day 5：非流式请求（压缩摘要、子 Agent 用）：不带 stream、tools。 */
+export async function complete(cfg: Config, messages: Message[], signal?: AbortSignal): Promise<{ content: string; usage: Usage | null }> {
+    const res = await post(cfg, { model: cfg.model, messages }, signal);
+    const payload = await checkedJson(res);
+    const content = payload.choices?.[0]?.message?.content;
+    return { content: typeof content === 'string' ? content : '', usage: payload.usage ? normalizeUsage(payload.usage) : null };
+}
+
+/** 发请求：失败时抛出 ApiError，可以重试的失败先重试（见 withRetry）。 */
+async function post(cfg: Config, body: object, signal?: AbortSignal): Promise<Response> {
+    const headers: Record<string, string> = { 'Authorization': `Bearer ${cfg.apiKey}`, 'Content-Type': 'application/json' };
+    if ('stream' in body) headers['Accept'] = 'text/event-stream';   // Day 5：非流式请求不要
+    const json = JSON.stringify(body);   // 只序列化一次：每次重试、追踪用的都是这一份
+    return withRetry(cfg.baseUrl, signal, () => {
+        trace('→', json);
+        return fetch(`${cfg.baseUrl}/chat/completions`, { method: 'POST', headers, body: json, signal });
+    });
+}
+
+// —— 加固：重试与错误提示 ——
 
 const MAX_RETRIES = 2;
 
@@ -30,20 +57,16 @@ export function setNoticeHandler(fn: (text: string) => void): void {
     notice = fn;
 }
 
-/** 发请求：连接失败和 408/409/429/5xx 最多重试两次。流开始之后就不再重试：重放会让已经显示的文字重复。 */
-async function post(cfg: Config, body: object, signal?: AbortSignal): Promise<Response> {
-    const headers: Record<string, string> = { 'Authorization': `Bearer ${cfg.apiKey}`, 'Content-Type': 'application/json' };
-    if ('stream' in body) headers['Accept'] = 'text/event-stream';   // Day 5：非流式请求不要
-    const json = JSON.stringify(body);   // 只序列化一次：每次重试、追踪用的都是这一份
+/** 连接失败和 408/409/429/5xx 最多重试两次。流开始之后就不再重试：重放会让已经显示的文字重复。 */
+async function withRetry(baseUrl: string, signal: AbortSignal | undefined, send: () => Promise<Response>): Promise<Response> {
     for (let attempt = 0; ; attempt++) {
         let res: Response;
-        trace('→', json);
         try {
-            res = await fetch(`${cfg.baseUrl}/chat/completions`, { method: 'POST', headers, body: json, signal });
+            res = await send();
         } catch (e) {
             if (signal?.aborted) throw e;   // 用户取消：不报错也不重试
             const cause = (e as { cause?: { code?: string; message?: string } }).cause;   // 真正的原因（ECONNREFUSED……）藏在这里
-            const reason = `无法连接 ${cfg.baseUrl}（${cause?.code ?? cause?.message ?? (e as Error).message}）`;
+            const reason = `无法连接 ${baseUrl}（${cause?.code ?? cause?.message ?? (e as Error).message}）`;
             if (attempt >= MAX_RETRIES) throw new ApiError(`${reason}\n提示：请检查 OPENAI_BASE_URL 的地址和端口是否写对、服务是否在运行`);
             await wait(backoff(attempt), reason, signal);
             continue;
@@ -82,7 +105,7 @@ const backoff = (n: number) => Math.min(500 * 2 ** n, 8000) * (1 - 0.25 * Math.r
 
 async function wait(ms: number, reason: string, signal?: AbortSignal): Promise<void> {
     trace('·', `${(ms / 1000).toFixed(1)} 秒后重试（${reason}）`);
-    notice(`${(ms / 1000).toFixed(1)} 秒后重试（${reason}）…`);
+    notice(`${(ms / 1000).toFixed(1)} 秒后重试（${reason}）…`);   // Day 7：见 setNoticeHandler
     await sleep(ms, undefined, { signal });   // Ctrl+C 或退出时立刻结束等待
 }
 
@@ -93,34 +116,24 @@ function describeHttpError(status: number, payload: any, raw: string): string {
     else if (status === 404) text += '\n提示：请检查 OPENAI_MODEL，以及 OPENAI_BASE_URL 是否需要带 /v1';
     else if (status === 429 && isQuota(payload)) text += '\n提示：账户额度不足，请检查余额或账单，重试无济于事';
     else if (status === 429) text += '\n提示：请求太频繁，请稍后再试';
-    else if (/context_length_exceeded|maximum context length/i.test(text)) text += '\n提示：对话超出了模型的上下文窗口，请 /compact 压缩历史，或 /reset 开始新对话';
-    if (/does not support tools/i.test(text)) text += '\n提示：这个模型不支持工具调用，请换一个支持 tools 的模型';   // Day 2
+    else if (/context_length_exceeded|maximum context length/i.test(text)) text += '\n提示：对话超出了模型的上下文窗口，请 /compact 压缩历史，或 /reset 开始新对话';   // Day 5：/compact
+    if (/does not support tools/i.test(text)) text += '\n提示：这个模型不支持工具调用，请换一个支持 tools 的模型';   // Day 2：工具调用
     return text;
 }
 
-/** 流式请求：边收边产出文字/思考增量，读完返回整个回复。 */
-export async function* streamChat(cfg: Config, req: ChatRequest, signal?: AbortSignal): AsyncGenerator<Delta, StreamResult> {
-    const res = await post(cfg, { model: cfg.model, ...req, stream: true }, signal);
-    if ((res.headers.get('content-type') ?? '').includes('application/json')) {
-        // 有的服务（如 LM Studio）会用 HTTP 200 返回 JSON 错误
-        const raw = await res.text();
-        const payload = tryParse(raw);
-        throw new ApiError(payload?.error ? errorMessage(payload, raw) : '服务器没有以流的形式回复（application/json）');
-    }
-    return yield* readChatStream(res.body!);
+/** 有的服务（如 LM Studio）会用 HTTP 200 返回 JSON 错误：读出原话抛出，而不是当成一个空的流。 */
+async function rejectJsonReply(res: Response): Promise<void> {
+    if (!(res.headers.get('content-type') ?? '').includes('application/json')) return;
+    const raw = await res.text();
+    const payload = tryParse(raw);
+    throw new ApiError(payload?.error ? errorMessage(payload, raw) : '服务器没有以流的形式回复（application/json）');
 }
 
-/** Day 5：非流式请求（压缩摘要、子 Agent 用）：不带 stream、tools。 */
-export async function complete(
-    cfg: Config,
-    messages: Message[],
-    signal?: AbortSignal,
-): Promise<{ content: string; usage: Usage | null }> {
-    const res = await post(cfg, { model: cfg.model, messages }, signal);
+/** Day 5：非流式的回复：坏 JSON、用 HTTP 200 返回的错误都抛出 ApiError。 */
+async function checkedJson(res: Response): Promise<any> {
     const raw = await res.text();
     const payload = tryParse(raw);
     if (payload === undefined) throw new ApiError(`服务器返回了无效的 JSON：${raw.slice(0, 80)}`);
     if (payload.error) throw new ApiError(errorMessage(payload, raw));   // 有的服务用 HTTP 200 返回错误
-    const content = payload.choices?.[0]?.message?.content;
-    return { content: typeof content === 'string' ? content : '', usage: payload.usage ? normalizeUsage(payload.usage) : null };
+    return payload;
 }

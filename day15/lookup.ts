@@ -1,4 +1,5 @@
 // Day 12：代码搜索和网页抓取两个工具（实现在 search.ts、web.ts，这里只做注册和权限）。
+import { hostNote } from './host.js';
 import { authorize, permissionRoot, safePath } from './permissions.js';
 import { searchFiles } from './search.js';
 import { registerTool } from './tools.js';
@@ -36,21 +37,31 @@ export function registerLookupTools(): void {
         },
         authorizes: true,
         async run(args, signal) {
-            let url = typeof args.url === 'string' ? args.url.trim() : '';
+            const url = typeof args.url === 'string' ? args.url.trim() : '';
             const bad = checkUrl(url);   // 先检查再询问：明显不合法的地址不必打扰用户
             if (bad) return bad;
-            if (!(await authorize('fetch', `\n即将抓取：\n${url}\n确认抓取？`))) return '已取消抓取';
-            let result = await fetchText(url, FETCH_TIMEOUT_MS, signal);
-            // 重定向到另一个站点：用户同意的只是原来那个站点，换了站点再问一次
-            while (!result.ok && result.target) {
-                const target = result.target;
-                if (!(await authorize('fetch', `\n${url} 重定向到另一个站点，即将抓取：\n${target}\n确认抓取？`))) {
-                    return `已取消抓取：${url} 重定向到 ${target}，没有跟过去`;
-                }
-                url = target;
-                result = await fetchText(url, FETCH_TIMEOUT_MS, signal);
-            }
+            if (!(await authorize('fetch', `\n即将抓取：\n${url}${hostNote(url)}\n确认抓取？`))) return '已取消抓取';   // 下面一行写出真正的主机
+            const result = await fetchText(url, FETCH_TIMEOUT_MS, signal);
+            if (!result.ok && result.target) return askBeforeOtherSite(url, result.target, signal);   // 重定向到了另一个站点
             return formatFetchResult(result);
         },
     });
+}
+
+// —— 加固：重定向到另一个站点时再问一次 ——
+
+/**
+ * 用户同意的只是原来那个站点：fetchText 遇到换站点的重定向会停下（结果里带着 target），
+ * 这里每换一次站点问一次，同意就接着抓，拒绝就说明没有跟过去。
+ */
+async function askBeforeOtherSite(url: string, target: string, signal?: AbortSignal): Promise<string> {
+    for (;;) {
+        if (!(await authorize('fetch', `\n${url} 重定向到另一个站点，即将抓取：\n${target}${hostNote(target)}\n确认抓取？`))) {
+            return `已取消抓取：${url} 重定向到 ${target}，没有跟过去`;
+        }
+        url = target;
+        const result = await fetchText(url, FETCH_TIMEOUT_MS, signal);
+        if (result.ok || !result.target) return formatFetchResult(result);
+        target = result.target;
+    }
 }

@@ -1,8 +1,9 @@
-// Day 15：工具是有代价的。OpenAI 一次请求最多带 128 个工具（内置的也算），超过就整轮 400；
-// 每个工具的说明和参数模式每次请求都要重发一遍。这里管三件事：每台服务器挑哪些工具
-// （mcp.json 的 includeTools / excludeTools，字段名与 Gemini CLI 相同），装不下时的提示，以及每台服务器的开销。
+// —— 加固：工具的名额与开销 ——
+// Day 15：工具是有代价的。OpenAI 一次请求最多带 128 个工具（内置的也算），超过就整轮 400；每个工具的说明和参数模式
+// 每次请求都要重发一遍。这里管三件事：每台服务器挑哪些工具（mcp.json 的 includeTools / excludeTools，字段名与
+// Gemini CLI 相同），装不下时的提示，以及每台服务器的开销。
 import type { McpServerConfig } from './mcp-config.js';
-import type { Tool } from './tools.js';
+import { openAITool, type Tool } from './tools.js';
 
 export const MAX_TOOLS = 128;
 
@@ -29,11 +30,7 @@ export function budgetNotice(leftOut: LeftOut[], builtins: number): string {
 
 /** 这些工具每次请求要发送的字符数：和请求体里的 tools 项同样的 JSON。 */
 export function toolChars(tools: Tool[]): number {
-    let chars = 0;
-    for (const t of tools) {
-        chars += JSON.stringify({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }).length;
-    }
-    return chars;
+    return tools.reduce((chars, t) => chars + JSON.stringify(openAITool(t)).length, 0);
 }
 
 // 粗估：英文 JSON 大约 4 个字符一个 token；中文说明会多一些，所以只说「约」

@@ -1,40 +1,69 @@
-// Day 15：读 .geekagent/mcp.json（与 Claude Desktop 相同的 mcpServers 格式），以及服务器进程继承的环境。
+// Day 15：读 .geekagent/mcp.json，格式与 Claude Desktop 相同：{ "mcpServers": { 名字: { command, args, env } } }。
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { isObject } from './jsonrpc.js';
-import { isSecretVar } from './redact.js';
+import { isObject } from './json.js';
 import { quote } from './trust.js';
 
-const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_TIMEOUT_MS = 10_000;   // 单个请求的等待上限：服务器不回应时按失败处理，不让 agent 一直挂着
 
-export interface McpServerConfig {
-    command: string;
-    args: string[];
-    env: Record<string, string>;
-    cwd?: string;            // 已解析成绝对路径
-    timeout: number;
-    includeTools?: string[];     // 与 Gemini CLI 同名的字段：只把这些工具（服务器上的原名）交给模型
-    excludeTools?: string[];     // 除了这些都交给模型；两个都写时先 include 再 exclude
-}
+// cwd 已解析成绝对路径；includeTools / excludeTools（字段名与 Gemini CLI 相同）按服务器上的原名挑工具，见 mcp-budget.ts
+export type McpServerConfig = { command: string; args: string[]; env: Record<string, string>; cwd?: string; timeout: number; includeTools?: string[]; excludeTools?: string[] };
 
-// 一个条目坏了只影响它自己：config 为空时 error 说明原因
-export interface McpEntry {
-    name: string;
-    config?: McpServerConfig;
-    error?: string;
-}
+export type McpEntry = { name: string; config?: McpServerConfig; error?: string };   // 写错的条目只影响自己：error 说明原因
 
-// ${NAME} 与 ${NAME:-默认值}；不递归，不带花括号的 $NAME 原样保留
-export function expandVars(text: string): string {
-    return text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_all, name: string, fallback?: string) => {
-        const value = process.env[name];
-        if (fallback !== undefined) return value ? value : fallback;
-        if (value === undefined) throw new Error(`环境变量 ${name} 未设置`);
-        return value;
+// 文件不存在 → 没有服务器；整个文件坏了 → 抛错（调用方报告后不启动任何服务器）
+export function loadMcpConfig(file: string): McpEntry[] {
+    const data = readJson(file);
+    if (data === undefined) return [];
+    const servers = isObject(data) ? data.mcpServers : undefined;
+    if (!isObject(servers)) throw new Error('读取 MCP 配置失败：缺少 mcpServers 对象');
+    return Object.entries(servers).map(([name, raw]) => {
+        try {
+            return { name, config: parseEntry(name, raw) };
+        } catch (e) {
+            return { name, error: (e as Error).message };
+        }
     });
 }
 
+// —— 加固：读文件时的错误、逐个字段检查、变量展开、信任问题里的命令 ——
+// 一个条目：command 必填，args、env、cwd、timeout 可选，字符串里可以写 ${环境变量}
 function parseEntry(name: string, raw: unknown): McpServerConfig {
+    const { command, args, env, cwd, timeout, includeTools, excludeTools } = checkEntry(name, raw);
+    return {
+        command: expandVars(command),
+        args: args.map((a) => expandVars(a)),
+        env: Object.fromEntries(Object.entries(env).map(([k, v]) => [k, expandVars(v)])),
+        cwd: cwd === undefined ? undefined : resolve(expandVars(cwd)),
+        timeout,
+        // 没写的字段不出现在结果里
+        ...(includeTools === undefined ? {} : { includeTools }),
+        ...(excludeTools === undefined ? {} : { excludeTools }),
+    };
+}
+
+// 文件不存在时返回 undefined；读不了、不是合法 JSON 时抛错
+function readJson(file: string): unknown {
+    let text = '';
+    try {
+        text = readFileSync(file, 'utf8');
+        return JSON.parse(text);
+    } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+        const detail = e instanceof SyntaxError ? syntaxError(file, text, e) : (e as Error).message;
+        throw new Error(`读取 MCP 配置失败：${detail}`);
+    }
+}
+
+// JSON.parse 只说字符偏移（英文的 at position 88）；换算成编辑器里能跳过去的 文件:行:列
+function syntaxError(file: string, text: string, e: Error): string {
+    const offset = Number(/position (\d+)/.exec(e.message)?.[1] ?? text.length);
+    const lines = text.slice(0, offset).split('\n');
+    return `${file}:${lines.length}:${lines.at(-1)!.length + 1} 不是合法的 JSON（常见原因：最后一项后面多了逗号、键名没用双引号）`;
+}
+
+// 写错的字段说清是哪一个：原因显示在启动提示和 /mcp 里。返回的是补上默认值、还没展开变量的条目
+function checkEntry(name: string, raw: unknown): McpServerConfig {
     const invalid = (detail: string) => new Error(`配置无效：${detail}`);
     if (name === '') throw invalid('服务器名不能为空');
     if (!isObject(raw)) throw invalid('条目必须是对象');
@@ -47,62 +76,24 @@ function parseEntry(name: string, raw: unknown): McpServerConfig {
     if (!isObject(env) || !Object.values(env).every((v) => typeof v === 'string')) throw invalid('env 必须是字符串值的对象');
     if (cwd !== undefined && typeof cwd !== 'string') throw invalid('cwd 必须是字符串');
     if (typeof timeout !== 'number' || !Number.isInteger(timeout) || timeout <= 0) throw invalid('timeout 必须是正整数（毫秒）');
-    const { includeTools, excludeTools } = raw;
-    for (const [field, list] of [['includeTools', includeTools], ['excludeTools', excludeTools]] as const) {
+    for (const field of ['includeTools', 'excludeTools'] as const) {
+        const list = raw[field];
         if (list !== undefined && (!Array.isArray(list) || !list.every((t) => typeof t === 'string'))) {
             throw invalid(`${field} 必须是字符串数组（工具在服务器上的原名）`);
         }
     }
-    return {
-        command: expandVars(command),
-        args: (args as string[]).map((a) => expandVars(a)),
-        env: Object.fromEntries(Object.entries(env as Record<string, string>).map(([k, v]) => [k, expandVars(v)])),
-        cwd: cwd === undefined ? undefined : resolve(expandVars(cwd)),
-        timeout,
-        // 没写的字段不出现在结果里
-        ...(includeTools === undefined ? {} : { includeTools: includeTools as string[] }),
-        ...(excludeTools === undefined ? {} : { excludeTools: excludeTools as string[] }),
-    };
+    const { includeTools, excludeTools } = raw as Partial<McpServerConfig>;
+    return { command, args, env, cwd, timeout, includeTools, excludeTools } as McpServerConfig;
 }
 
-// JSON.parse 只说字符偏移（英文的 at position 88）；换算成编辑器里能跳过去的 文件:行:列
-function syntaxError(file: string, text: string, e: Error): string {
-    const offset = Number(/position (\d+)/.exec(e.message)?.[1] ?? text.length);
-    const lines = text.slice(0, offset).split('\n');
-    return `${file}:${lines.length}:${lines.at(-1)!.length + 1} 不是合法的 JSON（常见原因：最后一项后面多了逗号、键名没用双引号）`;
-}
-
-// 文件不存在 → 没有服务器；整个文件坏了 → 抛错（调用方报告后不启动任何服务器）
-export function loadMcpConfig(file: string): McpEntry[] {
-    let data: unknown;
-    let text = '';
-    try {
-        text = readFileSync(file, 'utf8');
-        data = JSON.parse(text);
-    } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
-        const detail = e instanceof SyntaxError ? syntaxError(file, text, e) : (e as Error).message;
-        throw new Error(`读取 MCP 配置失败：${detail}`);
-    }
-    const servers = isObject(data) ? data.mcpServers : undefined;
-    if (!isObject(servers)) throw new Error('读取 MCP 配置失败：缺少 mcpServers 对象');
-    return Object.entries(servers).map(([name, raw]) => {
-        try {
-            return { name, config: parseEntry(name, raw) };
-        } catch (e) {
-            return { name, error: (e as Error).message };
-        }
+// ${NAME} 与 ${NAME:-默认值}；不递归，不带花括号的 $NAME 原样保留
+export function expandVars(text: string): string {
+    return text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_all, name: string, fallback?: string) => {
+        const value = process.env[name];
+        if (fallback !== undefined) return value ? value : fallback;
+        if (value === undefined) throw new Error(`环境变量 ${name} 未设置`);
+        return value;
     });
-}
-
-// 服务器继承 agent 的环境，但去掉像密钥的变量（名字像密钥或值是带密码的 URL，与 Day 8 脱敏同一条规则）：模型 API Key 不该流到第三方程序里；
-// 配置里的 env 叠加在上面，用户明确写出的变量（哪怕像密钥）照传
-export function serverEnv(config: McpServerConfig): Record<string, string> {
-    const env: Record<string, string> = {};
-    for (const [name, value] of Object.entries(process.env)) {
-        if (value !== undefined && !isSecretVar(name, value)) env[name] = value;
-    }
-    return { ...env, ...config.env };
 }
 
 // 信任问题里的行：每台配置有效的服务器一行，写出它真正会运行的命令（变量已展开）、工作目录和额外的环境变量

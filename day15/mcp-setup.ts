@@ -1,180 +1,146 @@
-// Day 15：把 MCP 客户端接进 Agent：读配置、并发连接、把工具注册进注册表、重连、退出时关闭，
-// 以及 /mcp 命令和面板上的文字。
-import { setTimeout as delay } from 'node:timers/promises';
+// Day 15：把 MCP 接进 Agent：读 .geekagent/mcp.json，所有服务器同时连接，把它们的工具注册进 Day 4 的注册表——
+// 模型看到的仍是一份普通的工具清单；退出时全部停掉。重连、工具数的上限、/mcp 和面板上的文字在分隔线以下。
 import { budgetNotice, costText, MAX_TOOLS, toolChars, toolChoice, type LeftOut } from './mcp-budget.js';
 import { McpClient } from './mcp-client.js';
 import { loadMcpConfig, mcpTrustNeeds, type McpEntry } from './mcp-config.js';
-import { buildMcpTools, type McpToolDeps, type McpToolSet } from './mcp-tools.js';
-import { authorize, ensureToolPolicy, recordToolPolicies } from './permissions.js';
-import { redact } from './redact.js';
+import { buildMcpTools, namePrefix, type McpToolSet } from './mcp-tools.js';
+import { recordToolPolicies } from './permissions.js';
 import { listTools, registerTool, unregisterTool, type Tool } from './tools.js';
 import { TRUST_FILE } from './trust.js';
 
-export const MCP_FILE = '.geekagent/mcp.json';
-const FIRST_REQUEST_WAIT_MS = 3000;       // 第一次请求模型前最多等还在连接的服务器这么久
-const NO_TOOLS: McpToolSet = { exposed: [], skipped: [] };
+// MCP 工具进出的注册表：agent 里是 tools.ts 那一份，测试换成假的
+export type Registry = { names(): string[]; register(tool: Tool): void; unregister(name: string): void };
+
+// 读 mcp.json、建好管理器；MCP 工具注册进 tools.ts 的注册表
+export function createMcp(onLog?: (server: string, line: string) => void): McpManager {
+    const [entries, configError] = readConfig('.geekagent/mcp.json');
+    return new McpManager(entries, { names: () => listTools().map((t) => t.name), register: registerTool, unregister: unregisterTool }, onLog, configError);
+}
 
 export class McpManager {
     readonly servers: McpClient[];
-    configError = '';                                            // mcp.json 整个读不了时的原因，启动时和 /mcp 里显示
-    readonly trustNeeds: string[];                               // 信任问题里列出的、这些服务器会运行的命令
-    untrusted = false;                                           // 用户不信任这个文件夹：一台也不启动，重连也不行
-    private readonly toolSets = new Map<string, McpToolSet>();   // 每台服务器最近一次交给模型的工具
-    private readonly overBudget = new Map<string, LeftOut>();     // 超出 128 个上限、没交给模型的
-    private readonly choices: Map<string, (tool: string) => boolean>;
-    private builtins = 0;                                          // 启动时注册表里已有的工具数，提示里要说
-    startup: Promise<void> = Promise.resolve();                   // 启动时那一次并发连接（连同注册工具）
+    private readonly toolSets = new Map<string, McpToolSet>();       // 每台服务器交给模型的工具
+    private startup: Promise<unknown> = Promise.resolve();
 
-    // onLog：纯文本前端用它把 stderr 暗色回显成 [mcp:NAME] line
-    constructor(entries: McpEntry[], onLog?: (server: string, line: string) => void) {
+    // onLog：纯文本前端用它回显服务器的 stderr。configError：mcp.json 整个读不了的原因，启动时和 /mcp 里显示
+    constructor(entries: McpEntry[], private readonly registry: Registry, onLog?: (server: string, line: string) => void, readonly configError = '') {
         this.servers = entries.map((e) => new McpClient(e, onLog));
-        this.choices = new Map(entries.map((e) => [e.name, toolChoice(e.config)]));
-        this.trustNeeds = mcpTrustNeeds(entries);
     }
 
-    // 所有服务器同时连接：三个各要 1 秒握手的服务器，总共也只等 1 秒左右。
-    // onDone：每台连完（成功或失败）马上调用，先连上的不必等最慢的那台
-    async connectAll(onDone?: (server: McpClient) => void): Promise<void> {
-        if (this.untrusted) return;
+    // 在后台连接，不挡住输入；全部连完把要提示的行（失败的服务器……）交给 report。返回的 Promise 给第一次请求模型等
+    start(trusted: boolean, report: (lines: string[]) => void): Promise<void> {
+        this.untrustedFolder = !trusted;   // 不信任这个文件夹：一台也不启动
+        const connected = trusted ? this.connectAll(recordToolPolicies) : Promise.resolve();
+        void connected.then(() => report(mcpStartupMessages(this)));
+        return this.ready();
+    }
+
+    // 所有服务器同时连接（三台各要 1 秒握手，总共也只等 1 秒左右），每连完一台就重排一次工具
+    connectAll(onRefresh: (names: string[]) => void = () => {}): Promise<void> {
         this.startup = Promise.all(this.servers.map(async (s) => {
             await s.connect();
-            onDone?.(s);
-        })).then(() => {});
-        await this.startup;
+            onRefresh(this.refresh());
+        }));
+        return this.startup.then(() => {});
+    }
+
+    // 注销 → 生成 → 注册，按配置顺序：先连上的不会占掉排在它前面的服务器的名额，请求里的顺序也总是配置顺序。返回注册的名字
+    refresh(servers = this.servers): string[] {
+        for (const s of servers) for (const e of this.toolsOf(s.name).exposed) this.registry.unregister(e.tool.name);
+        const used = new Set(this.registry.names());
+        for (const s of servers) {
+            const set = this.withinLimit(s.name, buildMcpTools(s, used, toolChoice(s.entry.config)));
+            this.toolSets.set(s.name, set);
+            for (const e of set.exposed) this.registry.register(e.tool);
+        }
+        return servers.flatMap((s) => this.toolsOf(s.name).exposed.map((e) => e.tool.name));
     }
 
     async stopAll(): Promise<void> {
         await Promise.all(this.servers.map((s) => s.stop()));
     }
 
-    get(name: string): McpClient | undefined {
-        return this.servers.find((s) => s.name === name);
+    // —— 加固：信任、第一次请求前的等待、重连、一次请求 128 个工具的上限 ——
+    private untrustedFolder: boolean | null = null;   // null：信任问题还没答完（面板据此不说「连接中…」）
+    private readonly overLimit = new Map<string, LeftOut>();         // 超出上限、没交给模型的
+
+    get untrusted(): boolean {
+        return this.untrustedFolder === true;
+    }
+
+    get awaitingTrust(): boolean {
+        return this.untrustedFolder === null;
+    }
+
+    // 信任问题里列出的、这些服务器会运行的命令
+    get trustNeeds(): string[] {
+        return mcpTrustNeeds(this.servers.map((s) => s.entry));
     }
 
     toolsOf(name: string): McpToolSet {
-        return this.toolSets.get(name) ?? NO_TOOLS;
+        return this.toolSets.get(name) ?? { exposed: [], skipped: [] };
+    }
+
+    // 第一次请求模型和刚启动就敲 /mcp 时，最多等还在连接的服务器 3 秒；之后再连上的随后加入（握手本身的时限不变）
+    ready(): Promise<void> {
+        return Promise.race([this.startup, new Promise((resolve) => setTimeout(resolve, FIRST_REQUEST_WAIT_MS))]).then(() => {});
+    }
+
+    // /mcp reconnect NAME：停掉、重新连接，只换这一台的工具（只用剩下的名额，不挤掉别的服务器）
+    async reconnect(name: string): Promise<string> {
+        const client = this.servers.find((s) => s.name === name);
+        if (!client) throw new Error(`没有名为 ${name} 的 MCP 服务器`);
+        if (this.untrustedFolder) throw new Error(UNTRUSTED);
+        await this.startup;   // 启动时的连接还没结束就重连，两次连接会抢同一个客户端
+        await client.stop();
+        await client.connect();
+        this.refresh([client]);
+        if (client.status !== 'connected') return `${name} 重连失败：${client.error}`;
+        return `${name} 已重新连接（${this.toolsOf(name).exposed.length} 个工具）`;
+    }
+
+    // OpenAI 一次请求最多带 128 个工具（内置的也算），超过就整轮 400：注册表里已有的先占位，装不下的不交给模型
+    private withinLimit(server: string, set: McpToolSet): McpToolSet {
+        const room = Math.max(0, MAX_TOOLS - this.registry.names().length);
+        this.overLimit.delete(server);
+        if (set.exposed.length <= room) return set;
+        this.overLimit.set(server, { server, count: set.exposed.length - room, total: set.exposed.length });
+        return { ...set, exposed: set.exposed.slice(0, room) };
     }
 
     /** 没装下的服务器，按配置顺序。 */
     leftOut(): LeftOut[] {
-        return this.servers.flatMap((s) => this.overBudget.get(s.name) ?? []);
+        return this.servers.flatMap((s) => this.overLimit.get(s.name) ?? []);
     }
 
-    /** 有工具没装下时的那条提示（启动时和 /mcp 里都用）；都装下了就是空的。 */
+    /** 有工具没装下时的那条提示（启动时和 /mcp 里都用）；都装下了就是空的。内置：注册表里 MCP 之外的工具。 */
     budgetLines(): string[] {
-        const leftOut = this.leftOut();
-        return leftOut.length === 0 ? [] : [budgetNotice(leftOut, this.builtins)];
-    }
-
-    // 按配置顺序为已连接的服务器生成工具并记下；only：只为重连的那一台生成。
-    // isTaken：注册表里已经有的名字（内置工具、技能工具）；room：还能装几个工具，装满后其余的不交给模型
-    buildTools(deps: McpToolDeps, isTaken: (name: string) => boolean, room: number, only?: string): Tool[] {
-        const rebuild = this.servers.filter((s) => only === undefined || s.name === only);
-        if (only === undefined) this.builtins = MAX_TOOLS - room;
-        for (const s of rebuild) {
-            this.toolSets.delete(s.name);
-            this.overBudget.delete(s.name);
-        }
-        const used = new Set([...this.toolSets.values()].flatMap((set) => set.exposed.map((e) => e.tool.name)));
-        const tools: Tool[] = [];
-        for (const client of rebuild) {
-            const set = buildMcpTools(client, deps, (n) => used.has(n) || isTaken(n), this.choices.get(client.name)!);
-            const kept = set.exposed.slice(0, Math.max(0, room - tools.length));
-            if (kept.length < set.exposed.length) {
-                this.overBudget.set(client.name, { server: client.name, count: set.exposed.length - kept.length, total: set.exposed.length });
-            }
-            for (const e of kept) {
-                used.add(e.tool.name);
-                tools.push(e.tool);
-            }
-            this.toolSets.set(client.name, { ...set, exposed: kept });
-        }
-        return tools;
-    }
-
-    // 调用方先注销旧工具（toolsOf 里的名字），之后用 buildTools(…, name) 重新生成
-    async reconnect(name: string): Promise<McpClient> {
-        const client = this.get(name);
-        if (!client) throw new Error(`没有名为 ${name} 的 MCP 服务器`);
-        if (this.untrusted) throw new Error(UNTRUSTED);
-        await client.stop();
-        this.toolSets.delete(name);
-        this.overBudget.delete(name);
-        await client.connect();
-        return client;
+        const mcp = this.servers.reduce((n, s) => n + this.toolsOf(s.name).exposed.length, 0);
+        return this.overLimit.size === 0 ? [] : [budgetNotice(this.leftOut(), this.registry.names().length - mcp)];
     }
 }
 
-const UNTRUSTED = `未信任此文件夹，项目的 MCP 服务器不启动（删掉 ${TRUST_FILE} 里它的那一项，重启时会重新询问）`;
+const FIRST_REQUEST_WAIT_MS = 3000;
+const UNTRUSTED = `未信任此文件夹，项目的 MCP 服务器不启动（重启时会再问；在终端里答过 n 的，删掉 ${TRUST_FILE} 里它的那一项才会再问）`;
 
-const deps: McpToolDeps = { authorize, redact, ensureToolPolicy };
-const isRegistered = (name: string) => listTools().some((t) => t.name === name);
-
-/** 读配置并建好管理器。配置文件坏了（多了个逗号……）不该让整个 agent 起不来：记下原因，不启动任何服务器。 */
-export function createMcp(onLog?: (server: string, line: string) => void): McpManager {
+// mcp.json 坏了（多了个逗号……）不该让 agent 起不来：记下原因，不启动任何服务器
+function readConfig(file: string): [McpEntry[], string] {
     try {
-        return new McpManager(loadMcpConfig(MCP_FILE), onLog);
+        return [loadMcpConfig(file), ''];
     } catch (e) {
-        const manager = new McpManager([], onLog);
-        manager.configError = `${(e as Error).message}；本次不启动 MCP 服务器`;
-        return manager;
+        return [[], `${(e as Error).message}；本次不启动 MCP 服务器`];
     }
 }
 
-// 还能装几个：一次请求最多 128 个工具，注册表里已有的（内置工具等）先占位
-const room = () => MAX_TOOLS - listTools().length;
-
-// 每有一台服务器连上就重排一次：先注销所有 MCP 工具，再按配置顺序在名额之内重新注册。
-// 这样先连上的服务器不会占掉配置里排在它前面的服务器的名额，请求里的工具顺序也总是配置顺序
-function refreshTools(manager: McpManager): Tool[] {
-    for (const s of manager.servers) for (const e of manager.toolsOf(s.name).exposed) unregisterTool(e.tool.name);
-    const tools = manager.buildTools(deps, isRegistered, room());
-    for (const tool of tools) registerTool(tool);
-    return tools;
-}
-
-/**
- * 所有服务器在后台同时连接，不挡住输入：哪台连上，就把它的工具加进来（按配置顺序重排）。
- * 全部结束后把要提示的行（失败的服务器、没装下的工具等）交给 report。
- * 返回的 Promise 给第一次请求模型用：全部连完，或最多等 FIRST_REQUEST_WAIT_MS，以先到者为准；
- * 还没连上的服务器之后再加入，握手本身的时限不变（npx 冷启动要下载包）。
- */
-export function startMcp(manager: McpManager, report: (lines: string[]) => void): Promise<void> {
-    const all = manager.connectAll(() => {
-        recordToolPolicies(refreshTools(manager).map((t) => t.name));
-    }).then(() => report(mcpStartupMessages(manager)));
-    return Promise.race([all, delay(FIRST_REQUEST_WAIT_MS)]);
-}
-
-/** /mcp reconnect NAME：停掉、注销旧工具、重新连接、注册新的工具列表（只用剩下的名额，不挤掉别的服务器）。 */
-export async function reconnectMcp(manager: McpManager, name: string): Promise<string> {
-    // 启动时的连接还没结束就重连，两次连接会抢同一个客户端、重复注册工具：先等它结束
-    await manager.startup;
-    for (const e of manager.toolsOf(name).exposed) unregisterTool(e.tool.name);
-    const client = await manager.reconnect(name);
-    for (const tool of manager.buildTools(deps, isRegistered, room(), name)) registerTool(tool);
-    if (client.status !== 'connected') return `${name} 重连失败：${client.error}`;
-    return `${name} 已重新连接（${manager.toolsOf(name).exposed.length} 个工具）`;
-}
-
-// 启动时要显示的行：每个失败的服务器一行，有工具没装下时再加一条提示
+// 启动时要显示的行：mcp.json 读不了的原因，每个失败的服务器一行，有工具没装下时再加一条提示
 export function mcpStartupMessages(manager: McpManager): string[] {
     const lines = manager.servers.filter((s) => s.status === 'failed').map((s) => `MCP 服务器 ${s.name} 启动失败：${s.error}`);
     if (manager.configError) lines.unshift(manager.configError);
     return [...lines, ...manager.budgetLines()];
 }
 
-// 工具名里服务器那一段：不合法的字符换成 _（与 mcpToolName 相同的规则）
-const namePrefix = (server: string) => `mcp_${server}_`.replace(/[^A-Za-z0-9_-]/gu, '_');
-
-// /mcp 命令的输出：装不下时的提示；每台服务器的工具（改过名的注明原名）、每次请求的开销，再加最近 5 行日志。
+// /mcp 的输出：装不下时的提示；每台服务器的工具（改过名的注明原名）、每次请求的开销，再加最近 5 行日志（调用栈不算）。
 // 服务器名要清洗时（"Azure MCP Server"）在标题里写一次前缀，不把每个工具都算作改名
-/** 刚启动就敲 /mcp 时，和第一次请求模型一样最多等 3 秒还在连接的服务器，免得只看到「连接中…」；别的命令不等。 */
-export async function mcpStatusWhenReady(manager: McpManager): Promise<string> {
-    await Promise.race([manager.startup, delay(FIRST_REQUEST_WAIT_MS)]);
-    return mcpStatusText(manager);
-}
-
 export function mcpStatusText(manager: McpManager): string {
     if (manager.configError) return manager.configError;
     if (manager.servers.length === 0) return '（没有已连接的 MCP 服务器；请在 .geekagent/mcp.json 中声明后重启）';
@@ -199,7 +165,7 @@ export function mcpStatusText(manager: McpManager): string {
         } else {
             out.push(`× ${s.name}：${s.error}`);
         }
-        for (const line of s.logs.slice(-5)) out.push(`    ${line.text}`);
+        for (const line of s.recentLog) out.push(`    ${line}`);
     }
     return out.join('\n');
 }
@@ -207,6 +173,7 @@ export function mcpStatusText(manager: McpManager): string {
 // 面板的 MCP 一行：demo(2) fs(14)
 export function mcpPanelText(manager: McpManager): string {
     if (manager.servers.length === 0) return '无';
+    if (manager.awaitingTrust) return '等待信任回答';
     if (manager.untrusted) return '未信任，未启动';
     if (manager.servers.some((s) => s.status === 'connecting')) return '连接中…';
     return manager.servers.map((s) => {

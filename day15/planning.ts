@@ -10,7 +10,6 @@ export interface Todo {
 
 // 进程内的一张清单：不随对话切换，也不保存到磁盘
 let todos: Todo[] = [];
-let onChange = () => {};
 
 export function getTodos(): Todo[] {
     return todos;
@@ -33,7 +32,6 @@ export function forceTodo(input: string, lastCalls: string[]): string | null {
 }
 
 export function registerPlanningTools(delegate: (task: string) => Promise<string>, changed: () => void): void {
-    onChange = changed;
     registerTool({
         name: 'todo_write',
         description: '写入（整体替换）当前任务的 TODO 清单。多步骤任务先列计划，执行中更新状态；同一时间最多一项 in_progress。',
@@ -58,14 +56,10 @@ export function registerPlanningTools(delegate: (task: string) => Promise<string
             additionalProperties: false,
         },
         run(args) {
-            const list = args.todos;
-            const valid = Array.isArray(list) && list.every((t) =>
-                t && typeof t.content === 'string' && t.content.trim() && ['pending', 'in_progress', 'completed'].includes(t.status));
-            // 校验失败时保留旧清单
-            if (!valid) return 'TODO 格式无效';
-            if (list.filter((t) => t.status === 'in_progress').length > 1) return '同一时间只能有一项 TODO 处于进行中';
-            todos = list.map((t) => ({ content: t.content.trim(), status: t.status }));
-            onChange();
+            const invalid = invalidTodos(args.todos);   // 校验失败时保留旧清单
+            if (invalid) return invalid;
+            todos = (args.todos as Todo[]).map((t) => ({ content: t.content.trim(), status: t.status }));
+            changed();
             return `已更新 ${todos.length} 项 TODO`;
         },
     });
@@ -83,4 +77,15 @@ export function registerPlanningTools(delegate: (task: string) => Promise<string
             return delegate(args.task);
         },
     });
+}
+
+// —— 加固：模型写来的清单先校验 ——
+
+/** 模型写来的清单不合格时返回说明：缺字段、空内容、未知状态，或不止一项进行中。合格返回 null。 */
+function invalidTodos(list: unknown): string | null {
+    const valid = Array.isArray(list) && list.every((t) =>
+        t && typeof t.content === 'string' && t.content.trim() && ['pending', 'in_progress', 'completed'].includes(t.status));
+    if (!valid) return 'TODO 格式无效';
+    if (list.filter((t) => t.status === 'in_progress').length > 1) return '同一时间只能有一项 TODO 处于进行中';
+    return null;
 }

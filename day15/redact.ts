@@ -3,15 +3,30 @@
 import fs from 'node:fs';
 import { parseEnv } from 'node:util';
 
-// 名字像密钥的变量；AUTHOR（如 GIT_AUTHOR_NAME）不算
-const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|(^|_)PAT(_|$)|(^|_)AUTH(?!OR)/i;
+// 名字像密钥的变量；AUTHOR（如 GIT_AUTHOR_NAME）不算。PASS、PWD 只认单独的一段（DB_PASS、MYSQL_PWD）：PWD、OLDPWD 是当前目录
+const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|(^|_)PASS(_|$)|_PWD(_|$)|(^|_)PAT(_|$)|(^|_)AUTH(?!OR)/i;
+
+/** 名字像密钥，或者值像密钥（带密码的 URL、认得出格式的令牌，如 CI_JOB_JWT=eyJ…）。MCP 服务器的环境也按这条规则过滤。 */
+export function isSecretVar(name: string, value: string): boolean {
+    return SECRET_NAME.test(name) || secretShaped(value);
+}
+
+/** 环境变量（和 .env）里密钥的值换成 [REDACTED:变量名]；不在任何变量里、但认得出格式的密钥换成 [REDACTED]。 */
+export function redact(text: string): string {
+    const { names, pattern } = knownSecrets();
+    if (pattern) text = text.replace(pattern, (v) => `[REDACTED:${names.get(v)}]`);
+    return redactShapes(text);
+}
+
+// —— 加固：URL 里的密码、常见密钥格式、密钥值的收集与缓存、截断时只扫要留下的一段 ——
+
 // scheme://user:password@host 里的密码
 const URL_PASSWORD = /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)([^\s/@]+)@/i;
 const URL_PASSWORDS = new RegExp(URL_PASSWORD, 'gi');
 
-/** 名字像密钥，或者值是带密码的 URL（如 DATABASE_URL=postgres://u:pw@h/db）。MCP 服务器的环境也按这条规则过滤。 */
-export function isSecretVar(name: string, value: string): boolean {
-    return SECRET_NAME.test(name) || URL_PASSWORD.test(value);
+// 值本身像密钥：带密码的 URL，或下面认得出格式的令牌（search 从头找，不受 g 标志留下的 lastIndex 影响）
+function secretShaped(value: string): boolean {
+    return URL_PASSWORD.test(value) || value.search(TOKEN_SHAPES) !== -1;
 }
 
 const AWS_KEY_ID = /\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/;
@@ -27,6 +42,11 @@ const TOKEN_SHAPES = new RegExp([
 ].map((r) => r.source).join('|'), 'g');
 // AWS Secret Key 只是 40 个 base64 字符，单看认不出；和 Key ID 出现在同一段文字里时才当作密钥（要求大小写都有，避开 git 哈希）
 const AWS_SECRET = /(?<![A-Za-z0-9/+])(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[A-Z])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g;
+
+function redactShapes(text: string): string {
+    if (AWS_KEY_ID.test(text)) text = text.replace(AWS_SECRET, '[REDACTED]');
+    return text.replace(TOKEN_SHAPES, '[REDACTED]').replace(URL_PASSWORDS, '$1[REDACTED]@');
+}
 
 /** 环境变量和 .env 里的密钥值（两边不同时都算），长的在前：一个值包含另一个值时不会只换一半。 */
 function secretValues(): [string, string][] {
@@ -45,11 +65,13 @@ function secretValues(): [string, string][] {
     return [...found].filter(([value]) => value.length >= 4).sort((a, b) => b[0].length - a[0].length);
 }
 
-// 密钥值在一次运行里不变：第一次用到时读一遍、建好一个合并的正则。每次都重读 .env、重建正则的话，
-// 每次 MCP 调用多花约 60 µs，一段 20 MiB 的结果多花约 85 ms（npm run bench -- mcp）
+// 密钥值只在 .env 变了时重新收集：第一次用到时读一遍、建好一个合并的正则，之后只看 .env 的 stat 变没变。
+// 每次都重读 .env、重建正则的话，每次 MCP 调用多花约 60 µs，一段 20 MiB 的结果多花约 85 ms（npm run bench -- mcp）。
+// 环境变量在启动时定下，运行中不变
 let known: { names: Map<string, string>; pattern: RegExp | null; longest: number } | undefined;
 
 function knownSecrets(): { names: Map<string, string>; pattern: RegExp | null; longest: number } {
+    if (dotEnvChanged()) known = undefined;
     if (!known) {
         const secrets = secretValues();
         const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -60,11 +82,22 @@ function knownSecrets(): { names: Map<string, string>; pattern: RegExp | null; l
     return known;
 }
 
-export function redact(text: string): string {
-    const { names, pattern } = knownSecrets();
-    if (pattern) text = text.replace(pattern, (v) => `[REDACTED:${names.get(v)}]`);
-    if (AWS_KEY_ID.test(text)) text = text.replace(AWS_SECRET, '[REDACTED]');
-    return text.replace(TOKEN_SHAPES, '[REDACTED]').replace(URL_PASSWORDS, '$1[REDACTED]@');
+let dotEnvStamp: string | undefined;
+let stampChecked = false;
+
+/**
+ * Agent 运行中 .env 里加了密码（用户改的，或者经确认的 write）：从下一次脱敏起就认得它。看修改时间、大小和 inode
+ * （编辑器常常写新文件再改名）；同一段同步代码里（一行追踪里的几百个字符串）只 stat 一次，每次约几 µs。
+ */
+function dotEnvChanged(): boolean {
+    if (stampChecked) return false;
+    stampChecked = true;
+    queueMicrotask(() => (stampChecked = false));
+    const st = fs.statSync('.env', { throwIfNoEntry: false });
+    const stamp = st ? `${st.mtimeMs}:${st.ctimeMs}:${st.size}:${st.ino}` : '';
+    const changed = dotEnvStamp !== undefined && stamp !== dotEnvStamp;
+    dotEnvStamp = stamp;
+    return changed;
 }
 
 /**
@@ -74,4 +107,45 @@ export function redact(text: string): string {
 export function redactHead(text: string, n: number): { head: string; rest: number } {
     const keep = n + knownSecrets().longest + 4096;
     return text.length <= keep ? { head: redact(text), rest: 0 } : { head: redact(text.slice(0, keep)), rest: text.length - keep };
+}
+
+/**
+ * 一段带 JSON 的文字（协议追踪的一行）：字符串里的 \"、\/、\u00fc 这类转义会把密钥拆成认不出的写法，
+ * 所以带转义的字符串先解码再脱敏，换掉了东西的重新编码，其余的保留原来的写法。逐个字符串解码，不递归解析整个 JSON：
+ * 多深的嵌套都不怕。局限：流式回复里被切进几个事件的密钥，一行一行地看认不出来（追踪里下一次请求带着整条消息，那里认得出）。
+ */
+export function redactJsonText(text: string): string {
+    text = redact(text);
+    if (!text.includes('\\')) return text;   // 没有转义：上面那一遍已经看到了原文
+    let out = '';
+    let done = 0;
+    for (let start = text.indexOf('"'); start !== -1; start = text.indexOf('"', start)) {
+        let end = start + 1;
+        let escaped = false;
+        for (; end < text.length && text.charCodeAt(end) !== 0x22; end++) {
+            if (text.charCodeAt(end) === 0x5c) {
+                escaped = true;
+                end++;
+            }
+        }
+        if (end >= text.length) break;   // 没有结尾的引号：不是 JSON 字符串
+        if (escaped) {
+            out += text.slice(done, start) + redactLiteral(text.slice(start, end + 1));
+            done = end + 1;
+        }
+        start = end + 1;
+    }
+    return out + text.slice(done);
+}
+
+function redactLiteral(literal: string): string {
+    let value: unknown;
+    try {
+        value = JSON.parse(literal);
+    } catch {
+        return literal;   // 不合法的转义：谁也不会把它读成这个值
+    }
+    if (typeof value !== 'string') return literal;
+    const clean = redact(value);
+    return clean === value ? literal : JSON.stringify(clean);
 }

@@ -1,7 +1,31 @@
+// —— 加固：服务器的输入模式 ——
 // Day 15：MCP 服务器的输入模式原样交给模型 API，而 OpenAI 兼容的 API 只认 JSON Schema 的一部分：
-// 树里任何一层有一个不认的关键字，整个请求（连同其他所有工具）都被拒绝。这里清理整棵树：
+// 树里任何一层有一个不认的关键字，整个请求（连同其他所有工具）都被拒绝。这里先规范根（normalizeSchema），再清理整棵树：
 // 只删确实被拒绝的关键字、补上缺的 items，其他（$ref、$defs、anyOf、format……）原样保留。
-import { isObject, type Json } from './jsonrpc.js';
+import { isObject, type Json } from './json.js';
+
+// 复制一份再改，不动服务器的对象；根必须是带 properties 的 object，否则 OpenAI 拒绝整个请求。根以下整棵树交给 sanitizeSchema
+export function normalizeSchema(schema: unknown, note: (text: string) => void): Json {
+    if (!isObject(schema)) return { type: 'object', properties: {} };
+    const { $schema: _ignored, ...out } = schema;
+    if (out.type === undefined || (Array.isArray(out.type) && out.type.includes('object'))) out.type = 'object';
+    if (out.type !== 'object') {
+        note('不可用的输入模式');
+        return { type: 'object', properties: {} };
+    }
+    const properties: Json = {};
+    for (const [key, value] of Object.entries(isObject(out.properties) ? out.properties : {})) {
+        if (typeof value === 'boolean') properties[key] = {};
+        else if (isObject(value)) properties[key] = value;
+    }
+    out.properties = properties;
+    const required = Array.isArray(out.required)
+        ? out.required.filter((r): r is string => typeof r === 'string' && Object.hasOwn(properties, r))
+        : [];
+    if (required.length > 0) out.required = required;
+    else delete out.required;
+    return sanitizeSchema(out);
+}
 
 // 被拒绝的关键字。只收真实报过错的，每条附上报错原文；要加新的一条，先拿到报错原文
 const REJECTED_KEYWORDS = [

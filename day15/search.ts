@@ -5,7 +5,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 export const MAX_HITS = 50;
-export const MAX_FILE_BYTES = 1024 * 1024;   // 超过 1 MiB 的多半是数据或打包产物，跳过
 
 /**
  * 在 root/sub 下搜索 pattern，返回给模型看的文本。
@@ -24,13 +23,11 @@ export function searchFiles(root: string, sub: string, pattern: string): string 
     }
 }
 
-export interface Matches {
-    hits: string[];    // `相对路径:行号: 行内容`
-    more: boolean;     // 第 MAX_HITS + 1 条也找到了，说明结果被截断
-}
-
-/** 按路径排序逐个文件搜索，找到 MAX_HITS + 1 条就停（多出的一条只用来判断“还有更多”）。 */
-export function findMatches(root: string, sub: string, pattern: string): Matches {
+/**
+ * 按路径排序逐个文件搜索，hits 是 `相对路径:行号: 行内容`。找到 MAX_HITS + 1 条就停：
+ * 多出的一条只用来判断“还有更多”（more），说明结果被截断。
+ */
+export function findMatches(root: string, sub: string, pattern: string): { hits: string[]; more: boolean } {
     const base = path.resolve(root, sub || '.');
     const files: string[] = [];
     if (fs.statSync(base).isFile()) files.push(base);
@@ -41,10 +38,9 @@ export function findMatches(root: string, sub: string, pattern: string): Matches
     const needle = pattern.toLowerCase();
     const hits: string[] = [];
     for (const { full, rel } of entries) {
-        const buf = readSmallFile(full);
-        // 含 NUL 字节的当二进制文件跳过（和 grep -I 的思路一样）
-        if (!buf || buf.includes(0) || !mightContain(buf, needle)) continue;
-        const lines = buf.toString('utf8').split('\n');
+        const text = textIfWorthScanning(full, needle);   // 大文件、二进制、肯定不含关键词的文件得到 null
+        if (text === null) continue;
+        const lines = text.split('\n');
         for (let i = 0; i < lines.length; i++) {
             if (!lines[i].toLowerCase().includes(needle)) continue;
             hits.push(`${rel}:${i + 1}: ${lines[i].trimEnd()}`);   // trimEnd 顺带去掉 \r
@@ -57,22 +53,35 @@ export function findMatches(root: string, sub: string, pattern: string): Matches
 /**
  * 收集普通文件。跳过以 `.` 开头的名字和 node_modules；符号链接一律不跟（指向目录可能成环，
  * 指向文件可能跑出根目录）。起点目录本身不受这条规则限制：用户明确要搜 `.github` 也可以。
- * 子目录读不了（权限不足等）就跳过，和 grep 一样，不因一个目录读不了就整体失败。
  */
 function listFiles(dir: string, out: string[], isStart = false): void {
-    let entries: fs.Dirent[];
-    try {
-        entries = fs.readdirSync(dir, { withFileTypes: true });
-    } catch (e) {
-        if (isStart) throw e;
-        return;
-    }
-    for (const ent of entries) {
+    for (const ent of readDirOrSkip(dir, isStart)) {
         if (ent.name.startsWith('.') || ent.name === 'node_modules') continue;
         const full = path.join(dir, ent.name);
         if (ent.isDirectory()) listFiles(full, out);
         else if (ent.isFile()) out.push(full);
     }
+}
+
+// —— 加固：读不了的目录、大文件、二进制，以及唯一的快速路径 ——
+
+const MAX_FILE_BYTES = 1024 * 1024;   // 超过 1 MiB 的多半是数据或打包产物，跳过
+
+/** 子目录读不了（权限不足等）就跳过，和 grep 一样，不因一个目录读不了就整体失败；起点目录读不了照常抛出。 */
+function readDirOrSkip(dir: string, isStart: boolean): fs.Dirent[] {
+    try {
+        return fs.readdirSync(dir, { withFileTypes: true });
+    } catch (e) {
+        if (isStart) throw e;
+        return [];
+    }
+}
+
+/** 值得逐行比较的文件内容：太大、读不了、含 NUL 字节（当二进制，和 grep -I 一样）、字节粗筛不可能命中的，都返回 null。 */
+function textIfWorthScanning(file: string, needle: string): string | null {
+    const buf = readSmallFile(file);
+    if (!buf || buf.includes(0) || !mightContain(buf, needle)) return null;
+    return buf.toString('utf8');
 }
 
 /** 读不超过 MAX_FILE_BYTES 的文件；太大或读失败返回 null。先看大小再读，大文件一个字节都不读。 */

@@ -1,18 +1,31 @@
+// —— 加固：文件夹信任 ——
 // Day 8：文件夹信任。克隆来的仓库可以自带 .geekagent/ 配置，把根目录设到文件夹之外、放行 run_shell，
 // 之后的阶段还能让它一启动就运行 MCP 服务器。这样的设置第一次出现时先问一次；回答按文件夹的真实路径
 // 记在用户主目录里。记下的是这些设置的指纹：它们一变（多了一台服务器、换了命令），就再问一次。
+// 文件夹的 .env 也是它自己的配置：替环境里的密钥选的模型地址、要交给 Agent 启动的程序的变量，同样列在问题里。
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { Color } from './color.js';
+import { dotEnvNeeds } from './config.js';
+import { EOF, type InputQueue } from './input.js';
+import { isObject, type Json } from './json.js';
 import { redact } from './redact.js';
 import { loadJson, writeJsonAtomic } from './storage.js';
 
 export const TRUST_FILE = path.join(os.homedir(), '.geekagent', 'trusted-folders.json');
 
 interface TrustRecord {
-    trusted: boolean;
-    fingerprint: string;    // 问的时候列出的那些设置的 sha256
+    trusted: boolean;       // 最近记下的回答：答了 y，或在终端里明确答了 n
+    fingerprint: string;    // 那次问的时候列出的那些设置的 sha256
+    trustedBefore?: string[];   // 答过 y 的指纹（新的在后）：设置改回以前信任过的样子，不再问
+}
+
+/** 问信任问题要用的前端部分（两个前端都满足）和输入队列：管道里先看下一行是不是回答，再决定交不交给 confirm。 */
+export interface TrustUi {
+    confirm(question: string): Promise<boolean>;
+    print(color: Color, text: string): void;
 }
 
 /** 当前文件夹的真实路径：同一个文件夹经不同的符号链接进来，也只问一次。 */
@@ -30,49 +43,98 @@ export function quote(text: string): string {
 }
 
 /**
- * needs：项目配置里要信任才生效的设置，每项一行（为空就没什么可问的，直接算信任）。
- * 记录里有这个文件夹、指纹也相同时不再问，直接用上次的回答。记录文件坏了：原样保留、不覆盖，
- * 当作没有记录——照样问，但这次的回答记不住（warn 说明原因）。
+ * needs：项目配置（.geekagent/）里要信任才生效的设置，每项一行；.env 里要信任的设置在这里补上（都没有就直接算信任）。
+ * 记录里有这个文件夹、指纹也相同时不再问，直接用上次记下的回答；指纹以前答过 y 的，也直接算信任。
+ * 记录文件坏了：原样保留、不覆盖，当作没有记录——照样问，但这次的回答记不住（说明原因）。
  */
-export async function trustFolder(
-    needs: string[],
-    confirm: (question: string) => Promise<boolean>,
-    warn: (line: string) => void,
-): Promise<boolean> {
-    if (needs.length === 0) return true;
+export async function trustFolder(needs: string[], ui: TrustUi, queue: InputQueue): Promise<boolean> {
+    const fromEnv = dotEnvLines();
+    if (needs.length === 0 && fromEnv.length === 0) return true;
     const folder = currentFolder();
-    const fingerprint = createHash('sha256').update(needs.join('\n')).digest('hex');
+    const fingerprint = createHash('sha256').update([...fromEnv, ...needs].join('\n')).digest('hex');
     const loaded = loadJson(TRUST_FILE);
-    let records: Record<string, unknown> | null = {};
+    let records: Json | null = {};
     if (loaded.state === 'error') records = null;
-    if (loaded.state === 'ok') records = isPlainObject(loaded.data) ? loaded.data : null;
+    if (loaded.state === 'ok') records = isObject(loaded.data) ? loaded.data : null;
     const known = records?.[folder];
-    if (isRecord(known) && known.fingerprint === fingerprint) return known.trusted;
-    if (!records) warn(`信任记录 ${TRUST_FILE} 已损坏，原样保留；这次的回答不会被记住`);
+    if (isTrustRecord(known) && known.fingerprint === fingerprint) return rememberedAnswer(known.trusted, ui);
+    if (isTrustRecord(known) && trustedFingerprints(known).includes(fingerprint)) return true;
+    if (!records) ui.print('error', `信任记录 ${TRUST_FILE} 已损坏，原样保留；这次的回答不会被记住`);
 
     // 最后一行是问题本身：全屏界面把它放在 [y/N] 那一行
     const question = [
-        '这个文件夹自己的配置（.geekagent/）要：',
-        ...needs.map((line) => `  - ${line}`),
+        ...(needs.length ? ['这个文件夹自己的配置（.geekagent/）要：', ...needs.map((line) => `  - ${line}`)] : []),
+        ...(fromEnv.length ? ['这个文件夹的 .env 要：', ...fromEnv.map((line) => `  - ${line}`)] : []),
         '这些设置以你的用户权限生效：只信任你自己写的或检查过的配置。',
         `信任文件夹 ${quote(folder)} 吗？`,
     ].join('\n');
-    // 脱敏：展开后的命令行、环境变量里可能有密钥
-    const trusted = await confirm(redact(question));
-    if (records) {
+    // 这个问题不经过 authorize，所以在这里脱敏一次：之后的阶段会在这里列出 MCP 服务器的命令行和环境变量
+    const answer = await askTrust(redact(question), ui, queue);
+    if (answer.note) ui.print('system', answer.note);
+    if (records && answer.remember) {
         try {
-            writeJsonAtomic(TRUST_FILE, { ...records, [folder]: { trusted, fingerprint } satisfies TrustRecord });
+            const trustedBefore = trustedFingerprints(known).filter((f) => f !== fingerprint);
+            if (answer.trusted) trustedBefore.push(fingerprint);
+            const record: TrustRecord = { trusted: answer.trusted, fingerprint, trustedBefore: trustedBefore.slice(-MAX_REMEMBERED) };
+            writeJsonAtomic(TRUST_FILE, { ...records, [folder]: record });
         } catch (e) {
-            warn(`记不住这次的回答：${(e as Error).message}`);
+            ui.print('error', `记不住这次的回答：${(e as Error).message}`);
         }
     }
+    return answer.trusted;
+}
+
+// 一个文件夹最多记这么多个信任过的指纹（来回切换几套设置够用，记录文件也不会越长越大）
+const MAX_REMEMBERED = 20;
+
+// .env 里要信任才生效的设置（config.ts 记下的），每项一行。变量的值先脱敏再加引号：引号里的转义会让密钥认不出来；
+// 脱敏后的值也进指纹，所以换了一个密钥不会再问，换了 NODE_OPTIONS 会
+function dotEnvLines(): string[] {
+    const { address, vars } = dotEnvNeeds();
+    const lines = address ? [`模型地址设为 ${quote(address)}（密钥会发到那里）`] : [];
+    for (const [name, value] of vars) lines.push(`环境变量 ${quote(`${name}=${redact(value)}`)} 交给 Agent 启动的每个程序（命令、MCP 服务器……）`);
+    return lines;
+}
+
+function trustedFingerprints(record: unknown): string[] {
+    if (!isTrustRecord(record)) return [];
+    const before = Array.isArray(record.trustedBefore) ? record.trustedBefore.filter((f) => typeof f === 'string') : [];
+    return record.trusted && !before.includes(record.fingerprint) ? [...before, record.fingerprint] : before;   // 旧记录只有这一个
+}
+
+// 用上次记下的回答：不信任时说一声，怎么重新问
+function rememberedAnswer(trusted: boolean, ui: TrustUi): boolean {
+    if (!trusted) ui.print('system', `（上次在终端里答了 n，已记下；删掉 ${TRUST_FILE} 里这个文件夹的那一项，下次启动会重新询问）`);
     return trusted;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-    return typeof value === 'object' && value !== null && !Array.isArray(value);
+/**
+ * 读回答。只有 y / yes 算信任；不信任只在终端里明确答了 n / no 时才记下——管道里的 n、输入结束、Ctrl+C、空回车、
+ * 别的字都只管这一次，下次启动还会再问：一个脚本喂进来的无关行不该永久关掉这个文件夹的配置。
+ * 管道里的下一行不是 y / yes / n / no 时不当作回答、也不取走，留给之后当普通输入（比如第一行就是要问模型的话）；
+ * 终端里提问之后打的一行是冲着问题来的，照常取走。
+ */
+async function askTrust(question: string, ui: TrustUi, queue: InputQueue): Promise<{ trusted: boolean; remember: boolean; note: string }> {
+    const terminal = Boolean(process.stdin.isTTY);
+    const again = '这次按不信任运行，不记下；下次启动还会再问';
+    if (!terminal) {
+        const next = await queue.peek();
+        if (next === EOF || !ANSWER.test(next)) {
+            ui.print('tool', `${question}\n[y/N]`);
+            const why = next === EOF ? '输入已经结束' : `下一行 ${quote(next.trim())} 不是 y 或 n，留作普通输入`;
+            return { trusted: false, remember: false, note: `（没有回答：${why}。${again}；管道输入时把 y 或 n 放在第一行）` };
+        }
+    }
+    if (await ui.confirm(question)) return { trusted: true, remember: true, note: '' };
+    const said = queue.last === EOF || queue.last === undefined ? '' : queue.last.trim();
+    if (terminal && /^(n|no)$/i.test(said)) return { trusted: false, remember: true, note: `（已记下：不信任。删掉 ${TRUST_FILE} 里它的那一项，下次启动会重新询问）` };
+    if (!terminal) return { trusted: false, remember: false, note: `（管道里的 n 只管这一次：${again}。只有在终端里答的 n 才记下）` };
+    return { trusted: false, remember: false, note: `（没有明确答 n：${again}；答 n 才记住不信任）` };
 }
 
-function isRecord(value: unknown): value is TrustRecord {
-    return isPlainObject(value) && typeof value.trusted === 'boolean' && typeof value.fingerprint === 'string';
+// 算作回答的一行：y / yes / n / no（不分大小写）
+const ANSWER = /^\s*(y|yes|n|no)\s*$/i;
+
+function isTrustRecord(value: unknown): value is TrustRecord {
+    return isObject(value) && typeof value.trusted === 'boolean' && typeof value.fingerprint === 'string';
 }

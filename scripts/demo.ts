@@ -70,6 +70,7 @@ export function normalizeTranscript(text: string, cwd: string): string {
     return text
         .split(cwd).join('<临时目录>')
         .split(ROOT).join('<仓库>')
+        .replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:<端口>')   // 演示用的本机假服务每次换一个端口（横幅里「密钥发往」显示它）
         .replace(/^\+\d+\.\d+s /gm, '+<t>s ')
         .replace(/pid \d+/g, 'pid N')
         .replace(/点数：[1-6]/g, '点数：N')

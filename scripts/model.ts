@@ -10,7 +10,7 @@ import readline from 'node:readline';
 
 type Message = { role: string; content?: string | null; tool_calls?: ToolCall[]; tool_call_id?: string; name?: string };
 type ToolCall = { id: string; function: { name: string; arguments: string } };
-type Request = { model?: string; messages: Message[]; tools?: { function: { name: string } }[]; tool_choice?: unknown; stream_options?: { include_usage?: boolean } };
+type Request = { model?: string; messages: Message[]; tools?: { function: { name: string } }[]; tool_choice?: unknown; stream?: boolean; stream_options?: { include_usage?: boolean } };
 type Pending = { body: Request; res: http.ServerResponse; n: number };
 
 const DEFAULT_PORT = 8788;
@@ -128,9 +128,18 @@ function parseToolLine(line: string, body: Request): { name: string; arguments: 
     return { name, arguments: args || '{}' };
 }
 
-/** 按 OpenAI 的流式格式发回去：一串 delta，最后一块带 finish_reason，要用量时再加一块 usage。 */
+/** 按 OpenAI 的格式发回去。流式：一串 delta，最后一块带 finish_reason，要用量时再加一块 usage；
+ *  不要流的请求（第 5 天的历史压缩、第 9 天的子 Agent）：一个完整的 JSON。 */
 function send(p: Pending, deltas: object[], finish: string): void {
     const id = `chatcmpl-local-${p.n}`;
+    if (p.body.stream !== true) {
+        const content = deltas.map((d) => (d as { content?: string }).content ?? '').join('');
+        const calls = deltas.flatMap((d) => ((d as { tool_calls?: { index: number }[] }).tool_calls ?? []).map(({ index, ...call }) => call));
+        const message = { role: 'assistant', content: calls.length ? null : content, ...(calls.length ? { tool_calls: calls } : {}) };
+        p.res.writeHead(200, { 'Content-Type': 'application/json' });
+        p.res.end(JSON.stringify({ id, object: 'chat.completion', model: p.body.model ?? 'you', choices: [{ index: 0, message, finish_reason: finish }], usage: usageOf(p, deltas) }));
+        return;
+    }
     const chunk = (delta: object, finish_reason: string | null) =>
         `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', model: p.body.model ?? 'you', choices: [{ index: 0, delta, finish_reason }] })}\n\n`;
     p.res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
@@ -138,12 +147,16 @@ function send(p: Pending, deltas: object[], finish: string): void {
     for (const d of deltas) p.res.write(chunk(d, null));
     p.res.write(chunk({}, finish));
     if (p.body.stream_options?.include_usage) {
-        const prompt = Math.ceil(JSON.stringify(p.body.messages).length / 4);   // 粗略估计：约 4 个字符一个 token
-        const completion = Math.ceil(JSON.stringify(deltas).length / 4);
-        const usage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
-        p.res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', choices: [], usage })}\n\n`);
+        p.res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', choices: [], usage: usageOf(p, deltas) })}\n\n`);
     }
     p.res.end('data: [DONE]\n\n');
+}
+
+/** 用量：粗略估计，约 4 个字符一个 token，够面板显示数字用。 */
+function usageOf(p: Pending, deltas: object[]) {
+    const prompt = Math.ceil(JSON.stringify(p.body.messages).length / 4);
+    const completion = Math.ceil(JSON.stringify(deltas).length / 4);
+    return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }
 
 const say = (text: string) => console.log(text);
@@ -175,6 +188,6 @@ server.on('error', (e: NodeJS.ErrnoException) => {
 server.listen(portArg(), '127.0.0.1', () => {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
     say(`你来当模型：本机的 OpenAI 兼容服务已经在听。\nOPENAI_BASE_URL=${url}`);
-    say(`在另一个终端里启动 Agent（密钥随便写，这里不检查）：\n  OPENAI_BASE_URL=${url} OPENAI_API_KEY=local npm run dev -- day04/index.ts`);
+    say(`在另一个终端里启动 Agent（密钥随便写一个不会出现在文件里的，这里不检查；脱敏会把它当密钥遮住）：\n  OPENAI_BASE_URL=${url} OPENAI_API_KEY=sk-you-are-the-model npm run dev -- day04/index.ts`);
     say(HELP);
 });

@@ -1,17 +1,30 @@
-// 各阶段的统计：源文件与行数；和前一阶段比，新增、修改了哪些文件，改动里有多少是纯新增。
-//   npm run stages                 总表 + 每个阶段改了哪些沿用的文件
-//   npm run stages -- --readme     把每个阶段的「文件与行数」表写进它的 README（两个标记之间）
-// README 里的表只由这个命令生成，test/repo/stages.test.ts 检查它们没有过期。
+// 各阶段的统计：源文件与行数，核心（分隔线以上）与加固；和前一阶段比，新增、修改了哪些文件，改动里有多少是纯新增；
+// 每一天写了多少核心、多少加固（按天计数的规则在 days.ts，打印时附上一句原话）。
+//   npm run stages                 总表、按天的表 + 每个阶段改了哪些沿用的文件
+//   npm run stages -- --readme     把每个阶段的「文件与行数」表和按天的行数写进它的 README（两个标记之间）
+// README 里的表只由这个命令生成，test/repo/rules.test.ts 检查它们没有过期，也检查核心行数的上限（CORE_LIMITS）。
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import {
+    DAY_RULE, dividerAt, type FileDiff, hunkDay, newFileDay, ORIGINAL_NOTE, originalDay, originalText, parseDiff,
+    STAGE_DAYS,
+} from './days.js';
+
+export { DIVIDER, dividerAt, STAGE_DAYS } from './days.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-export const STAGES = ['day01', 'day04', 'day08', 'day11', 'day15'];
+export const STAGES = Object.keys(STAGE_DAYS);
 export const BEGIN = '<!-- 文件与行数：由 npm run stages -- --readme 生成，不要手改 -->';
 export const END = '<!-- 生成结束 -->';
-const CODE = /\.(ts|mjs)$/;
+export const CODE = /\.(ts|mjs)$/;
+
+/** 每个阶段核心行数的上限：原教程阶段行数的 1.5 倍（原教程用了 openai、dotenv、pi-tui 三个库，这里都是手写）。 */
+export const CORE_LIMITS: Record<string, number> = { day01: 235, day04: 855, day08: 1925, day11: 2625, day15: 3755 };
+/** day15 的 MCP 客户端（文章里是一个 227 行的 mcp.ts）核心最多这么多行。 */
+export const MCP_CORE_LIMIT = 300;
+export const isMcpClientFile = (file: string) => /^(jsonrpc|schema|mcp-[a-z-]+)\.ts$/.test(file);
 
 /** 一个阶段里的文件（相对路径，含技能子目录），按名字排序。 */
 export function stageFiles(stage: string, keep: (file: string) => boolean): string[] {
@@ -29,29 +42,112 @@ export function stageFiles(stage: string, keep: (file: string) => boolean): stri
 
 export const sourceFiles = (stage: string) => stageFiles(stage, (f) => CODE.test(f));
 
-export function countLines(file: string): number {
+/** 文件的行：最后的换行不算一行，空文件没有行。 */
+export function fileLines(file: string): string[] {
     const text = fs.readFileSync(file, 'utf8');
-    return text === '' ? 0 : text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+    return text === '' ? [] : text.replace(/\n$/, '').split('\n');
 }
 
-/** 两个文件之间增删的行数（git diff --no-index 在有差异时退出码为 1）。 */
-function numstat(a: string, b: string): { add: number; del: number } {
+export const countLines = (file: string) => fileLines(file).length;
+
+/** 核心行数：分隔线以上的行（导入、空行、注释都算）；没有分隔线时整个文件都是核心。 */
+export function coreLines(file: string): number {
+    const lines = fileLines(file);
+    const at = dividerAt(lines);
+    return at === -1 ? lines.length : at;
+}
+
+/** 一个文件 import 了阶段里的哪些文件，按 import 语句的顺序（import type 和 export … from 也算）。 */
+export function importsOf(stage: string, file: string, files: string[]): string[] {
+    const text = fs.readFileSync(path.join(ROOT, stage, file), 'utf8');
+    return [...text.matchAll(/^(?:import|export)\s[^'"]*?from\s+'(\.[^']+)'/gm)]
+        .map((m) => path.posix.normalize(path.posix.join(path.posix.dirname(file), m[1])).replace(/\.js$/, '.ts'))
+        .filter((d) => files.includes(d));
+}
+
+/** git diff 一个文件（--no-index 在有差异时退出码为 1）；路径相对仓库根目录，新文件、删掉的文件对着 /dev/null 比。 */
+function gitDiff(a: string, b: string): FileDiff {
     let out: string;
     try {
-        out = execFileSync('git', ['diff', '--no-index', '--numstat', a, b], { encoding: 'utf8' });
+        out = execFileSync('git', ['diff', '--no-index', '--no-color', '--no-ext-diff', '--src-prefix=a/', '--dst-prefix=b/', a, b],
+            { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
     } catch (e) {
         out = (e as { stdout?: string }).stdout ?? '';
     }
-    const [add, del] = out.split('\t');
-    return { add: Number(add) || 0, del: Number(del) || 0 };
+    return parseDiff(out);
+}
+
+/** 新文件的 diff 自己写出来（和 git 的写法一样），省掉几十次 git 进程。 */
+function wholeFile(rel: string, lines: string[]): FileDiff {
+    const text = fs.readFileSync(path.join(ROOT, rel), 'utf8');
+    const mode = fs.statSync(path.join(ROOT, rel)).mode & 0o111 ? '100755' : '100644';
+    const head = [`diff --git a/${rel} b/${rel}`, `new file mode ${mode}`, '--- /dev/null', `+++ b/${rel}`];
+    if (!lines.length) return { head, hunks: [] };
+    const hunk = [`@@ -0,0 +1${lines.length === 1 ? '' : `,${lines.length}`} @@`, ...lines.map((l) => `+${l}`)];
+    if (!text.endsWith('\n')) hunk.push('\\ No newline at end of file');
+    return parseDiff([...head, ...hunk].join('\n'));
+}
+
+/** 从一个阶段到下一个阶段的一块改动：一个新文件、一个删掉的文件，或沿用文件里记到同一天的那些改动块。 */
+export interface Piece {
+    day: number;
+    file: string;
+    status: 'first' | 'new' | 'edited' | 'removed';
+    diff: FileDiff;
+    core: number;        // 新增行里落在分隔线以上的
+    hardening: number;   // 新增行里落在分隔线以下的
+    del: number;
+}
+
+/** from → to 的全部改动，每块记到一天（规则在 days.ts）。from 为空时 to 是第一个阶段，每个文件整份是新的。 */
+export function pieces(from: string | undefined, to: string, keep: (file: string) => boolean): Piece[] {
+    const days = STAGES.slice(from ? STAGES.indexOf(from) + 1 : 0, STAGES.indexOf(to) + 1).flatMap((s) => STAGE_DAYS[s]);
+    const before = new Set(from ? stageFiles(from, keep) : []);
+    const out: Piece[] = [];
+    for (const file of stageFiles(to, keep)) {
+        const here = path.join(ROOT, to, file);
+        if (before.has(file) && fs.readFileSync(here).equals(fs.readFileSync(path.join(ROOT, from!, file)))) continue;
+        const lines = fileLines(here);
+        const at = dividerAt(lines);
+        const count = (day: number, status: Piece['status'], diff: FileDiff) => {
+            const added = diff.hunks.flatMap((h) => h.added);
+            const core = added.filter((a) => at === -1 || a.line <= at).length;
+            const del = diff.hunks.reduce((n, h) => n + h.deleted, 0);
+            out.push({ day, file, status, diff, core, hardening: added.length - core, del });
+        };
+        if (!before.has(file)) {
+            count(newFileDay(lines, days), from ? 'new' : 'first', wholeFile(`${to}/${file}`, lines));
+            continue;
+        }
+        const diff = gitDiff(`${from}/${file}`, `${to}/${file}`);
+        for (const day of days) {
+            const hunks = diff.hunks.filter((h) => hunkDay(h, days) === day);
+            if (hunks.length) count(day, 'edited', { head: diff.head, hunks });
+        }
+    }
+    for (const file of before) {
+        if (fs.existsSync(path.join(ROOT, to, file))) continue;
+        const diff = gitDiff(`${from}/${file}`, '/dev/null');
+        out.push({ day: days[days.length - 1], file, status: 'removed', diff, core: 0, hardening: 0, del: countLines(path.join(ROOT, from!, file)) });
+    }
+    return out;
 }
 
 export interface FileRow {
     file: string;
     lines: number;
+    core: number;
+    day: number;         // 引入这个文件的那一天
     status: 'new' | 'edited' | 'same' | 'first';
     add: number;
     del: number;
+    days: number[];      // 这个阶段里改它的是哪几天
+}
+
+export interface DayRow {
+    day: number;
+    core: number;
+    hardening: number;
 }
 
 export interface StageStats {
@@ -59,69 +155,107 @@ export interface StageStats {
     previous?: string;
     files: FileRow[];
     lines: number;
+    core: number;
     add: number;
     del: number;
     removed: string[];
+    days: DayRow[];
+}
+
+/** 引入这个文件的那一天：它第一次出现的阶段里，按新文件的规则算。 */
+function introducedDay(stage: string, file: string): number {
+    const first = STAGES.slice(0, STAGES.indexOf(stage) + 1).find((s) => fs.existsSync(path.join(ROOT, s, file)))!;
+    return newFileDay(fileLines(path.join(ROOT, first, file)), STAGE_DAYS[first]);
 }
 
 export function stageStats(stage: string): StageStats {
     const index = STAGES.indexOf(stage);
     const previous = index > 0 ? STAGES[index - 1] : undefined;
-    const before = new Set(previous ? sourceFiles(previous) : []);
+    const changes = pieces(previous, stage, (f) => CODE.test(f));
     const files: FileRow[] = sourceFiles(stage).map((file) => {
         const here = path.join(ROOT, stage, file);
-        const lines = countLines(here);
-        if (!previous) return { file, lines, status: 'first', add: lines, del: 0 };
-        if (!before.has(file)) return { file, lines, status: 'new', add: lines, del: 0 };
-        const there = path.join(ROOT, previous, file);
-        if (fs.readFileSync(here).equals(fs.readFileSync(there))) return { file, lines, status: 'same', add: 0, del: 0 };
-        return { file, lines, status: 'edited', ...numstat(there, here) };
+        const mine = changes.filter((p) => p.file === file);
+        const add = mine.reduce((n, p) => n + p.core + p.hardening, 0);
+        return {
+            file, lines: countLines(here), core: coreLines(here), day: introducedDay(stage, file),
+            status: mine.length ? mine[0].status as FileRow['status'] : 'same',
+            add, del: mine.reduce((n, p) => n + p.del, 0), days: mine.map((p) => p.day),
+        };
     });
-    const removed = [...before].filter((f) => !files.some((r) => r.file === f));
-    const del = files.reduce((n, r) => n + r.del, 0)
-        + removed.reduce((n, f) => n + countLines(path.join(ROOT, previous!, f)), 0);
+    const sum = <T>(rows: T[], f: (r: T) => number) => rows.reduce((n, r) => n + f(r), 0);
     return {
-        stage, previous, files, removed, del,
-        lines: files.reduce((n, r) => n + r.lines, 0),
-        add: files.reduce((n, r) => n + r.add, 0),
+        stage, previous, files,
+        removed: changes.filter((p) => p.status === 'removed').map((p) => p.file),
+        lines: sum(files, (r) => r.lines),
+        core: sum(files, (r) => r.core),
+        add: sum(files, (r) => r.add),
+        del: sum(changes, (p) => p.del),
+        days: STAGE_DAYS[stage].map((day) => {
+            const mine = changes.filter((p) => p.day === day);
+            return { day, core: sum(mine, (p) => p.core), hardening: sum(mine, (p) => p.hardening) };
+        }),
     };
 }
 
+/** day15 的 MCP 客户端（jsonrpc.ts、mcp-*.ts、schema.ts）的行数与核心。 */
+export function mcpClient(s: StageStats): { lines: number; core: number } {
+    const rows = s.files.filter((r) => isMcpClientFile(r.file));
+    return { lines: rows.reduce((n, r) => n + r.lines, 0), core: rows.reduce((n, r) => n + r.core, 0) };
+}
+
 const share = (s: StageStats) => (s.add + s.del ? `${Math.round((100 * s.add) / (s.add + s.del))}%` : '-');
+const limitText = (core: number, limit: number) => (core > limit ? `${limit}（超出 ${core - limit}）` : String(limit));
 
 export function summaryTable(all: StageStats[]): string {
     const rows = all.map((s) => {
         const count = (status: FileRow['status']) => s.files.filter((r) => r.status === status).length;
         const vs = s.previous ? `${s.previous} | +${s.add} | -${s.del} | ${share(s)} | ${count('new')} | ${count('edited')}` : '| | | | |';
-        return `| ${s.stage} | ${s.files.length} | ${s.lines} | ${vs} |`;
+        return `| ${s.stage} | ${s.files.length} | ${s.lines} | ${s.core} | ${s.lines - s.core} | ${limitText(s.core, CORE_LIMITS[s.stage])} | ${vs} |`;
     });
-    return ['| 阶段 | 文件 | 行数 | 对比 | 新增行 | 删除行 | 新增占比 | 新文件 | 改动的旧文件 |', '|---|---|---|---|---|---|---|---|---|', ...rows].join('\n');
+    return [
+        '| 阶段 | 文件 | 行数 | 核心 | 加固 | 核心上限 | 对比 | 新增行 | 删除行 | 新增占比 | 新文件 | 改动的旧文件 |',
+        '|---|---:|---:|---:|---:|---|---|---:|---:|---|---:|---:|',
+        ...rows,
+    ].join('\n');
 }
 
-/** 文件的作用：取文件头第一行注释里第一个句号之前的部分（去掉「Day N：」标记），所以表里的说明和代码不会不一致。 */
+export function dayTable(all: StageStats[]): string {
+    const rows = all.flatMap((s) => s.days.map((d) => `| 第 ${d.day} 天 | ${s.stage} | ${d.core} | ${d.hardening} | ${originalText(d.day)} |`));
+    return ['| 天 | 阶段 | 核心 | 加固 | 原教程 |', '|---|---|---:|---:|---:|', ...rows].join('\n');
+}
+
+/** README 里按天的一句：第 N 天：核心 X 行，加固 Y 行（原教程这一天 Z 行）。 */
+export function dayLine(d: DayRow): string {
+    const { lines, estimate } = originalDay(d.day);
+    return `第 ${d.day} 天：核心 ${d.core} 行，加固 ${d.hardening} 行（原教程这一天${estimate ? '约' : ''} ${lines} 行）`;
+}
+
+/** 文件的作用：文件头第一行注释里第一个句号之前的部分（去掉「Day N：」标记；第一行是分隔线时取下一行），所以表里的说明和代码不会不一致。 */
 function purpose(stage: string, file: string): string {
-    const first = fs.readFileSync(path.join(ROOT, stage, file), 'utf8').split('\n')[0];
+    const lines = fileLines(path.join(ROOT, stage, file));
+    const first = lines[dividerAt(lines) === 0 ? 1 : 0] ?? '';
     if (!first.startsWith('//')) return '';
     return first.replace(/^\/\/\s*/, '').replace(/^Day [0-9–-]+：/, '').split('。')[0].replace(/\|/g, '\\|');
 }
 
-/** 一个阶段 README 里的表：每个文件的行数、作用，以及它相对前一阶段是新文件、改过还是原样。 */
+/** 一个阶段 README 里生成的部分：每个文件的行数、核心与加固、作用，相对前一阶段是新文件、改过还是原样；然后是按天的行数。 */
 export function readmeTable(s: StageStats): string {
     const label: Record<FileRow['status'], (r: FileRow) => string> = {
         first: () => '',
         new: () => '新文件',
-        edited: (r) => `改动 +${r.add} -${r.del}`,
+        edited: (r) => `改动 +${r.add} -${r.del}（第 ${r.days.join('、')} 天）`,
         same: () => '原样',
     };
-    const head = s.previous ? `| 文件 | 行数 | 对比 ${s.previous} | 作用 |\n|---|---:|---|---|` : '| 文件 | 行数 | 作用 |\n|---|---:|---|';
+    const vs = s.previous ? ` 对比 ${s.previous} |` : '';
+    const head = `| 文件 | 第几天 | 行数 | 核心 | 加固 |${vs} 作用 |\n|---|---:|---:|---:|---:|${s.previous ? '---|' : ''}---|`;
     const rows = s.files.map((r) => {
-        const what = purpose(s.stage, r.file);
-        return s.previous ? `| \`${r.file}\` | ${r.lines} | ${label[r.status](r)} | ${what} |` : `| \`${r.file}\` | ${r.lines} | ${what} |`;
+        const change = s.previous ? ` ${label[r.status](r)} |` : '';
+        return `| \`${r.file}\` | ${r.day} | ${r.lines} | ${r.core} | ${r.lines - r.core} |${change} ${purpose(s.stage, r.file)} |`;
     });
-    const total = s.previous
-        ? `| 合计 ${s.files.length} 个文件 | ${s.lines} | +${s.add} -${s.del}（新增占比 ${share(s)}） | |`
-        : `| 合计 ${s.files.length} 个文件 | ${s.lines} | |`;
-    return [head, ...rows, total].join('\n');
+    const change = s.previous ? ` +${s.add} -${s.del}（新增占比 ${share(s)}） |` : '';
+    const total = `| 合计 ${s.files.length} 个文件 | | ${s.lines} | ${s.core} | ${s.lines - s.core} |${change} |`;
+    const days = s.days.map((d) => `- ${dayLine(d)}`);
+    return [head, ...rows, total, '', ...days, '', DAY_RULE, '', ORIGINAL_NOTE].join('\n');
 }
 
 /** 把表放进 README 的两个标记之间；没有标记时返回 undefined。 */
@@ -130,6 +264,13 @@ export function withTable(readme: string, table: string): string | undefined {
     const end = readme.indexOf(END);
     if (start < 0 || end < start) return undefined;
     return readme.slice(0, start + BEGIN.length) + '\n' + table + '\n' + readme.slice(end);
+}
+
+/** README 两个标记之间现在写着的内容（去掉首尾空白）；没有标记时返回 undefined。 */
+export function tableIn(readme: string): string | undefined {
+    const start = readme.indexOf(BEGIN);
+    const end = readme.indexOf(END);
+    return start < 0 || end < start ? undefined : readme.slice(start + BEGIN.length, end).trim();
 }
 
 function main(): void {
@@ -144,8 +285,12 @@ function main(): void {
         return;
     }
     console.log(summaryTable(all));
+    const mcp = mcpClient(all.at(-1)!);
+    console.log(`\nMCP 客户端（${all.at(-1)!.stage} 的 jsonrpc.ts、mcp-*.ts、schema.ts）：${mcp.lines} 行，`
+        + `核心 ${mcp.core} 行（上限 ${MCP_CORE_LIMIT}${mcp.core > MCP_CORE_LIMIT ? `，超出 ${mcp.core - MCP_CORE_LIMIT}` : ''}），加固 ${mcp.lines - mcp.core} 行`);
+    console.log(`\n${dayTable(all)}\n\n${DAY_RULE}\n${ORIGINAL_NOTE}`);
     for (const s of all.filter((x) => x.previous)) {
-        const edited = s.files.filter((r) => r.status === 'edited').map((r) => `${r.file} (+${r.add} -${r.del})`);
+        const edited = s.files.filter((r) => r.status === 'edited').map((r) => `${r.file} (+${r.add} -${r.del}，第 ${r.days.join('、')} 天)`);
         if (edited.length) console.log(`\n${s.stage} 改动的旧文件：${edited.join('，')}`);
         if (s.removed.length) console.log(`${s.stage} 没有带上的旧文件：${s.removed.join('，')}`);
     }

@@ -1,6 +1,7 @@
 // 测试"测试工具"本身：假 OpenAI 服务的校验与脚本回复，以及阶段运行器。
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -16,7 +17,9 @@ import {
     unusedBaseUrl,
     type FakeServer,
 } from './helpers/fake-openai.js';
-import { REPO_ROOT, STAGES, runStage, stagesFrom } from './helpers/run-stage.js';
+import { REPO_ROOT, STAGES, runStage, stagesFrom, startStage } from './helpers/run-stage.js';
+import { waitUntil } from './helpers/wait.js';
+import { workdir } from './helpers/workdir.js';
 
 type Json = Record<string, any>;
 
@@ -54,8 +57,9 @@ function parseSse(text: string): any[] {
 const deltas = (events: any[]) => events.filter((e) => e !== '[DONE]' && e.choices.length > 0).map((e) => e.choices[0].delta);
 
 const user = (content: unknown = 'hi') => ({ role: 'user', content });
-const call = (id: string, name = 'read', args: unknown = '{}') => ({ id, type: 'function', function: { name, arguments: args } });
-const calling = (...ids: string[]) => ({ role: 'assistant', content: null, tool_calls: ids.map((id) => call(id)) });
+// 请求体里 assistant 消息的 tool_calls 一项（线上的形状）；假模型回复里的工具调用用 agent.ts 的 call
+const wireCall = (id: string, name = 'read', args: unknown = '{}') => ({ id, type: 'function', function: { name, arguments: args } });
+const calling = (...ids: string[]) => ({ role: 'assistant', content: null, tool_calls: ids.map((id) => wireCall(id)) });
 const answer = (id: string) => ({ role: 'tool', tool_call_id: id, content: 'done' });
 const tool = (name: string, parameters: unknown = { type: 'object', properties: {} }) => ({
     type: 'function',
@@ -97,7 +101,7 @@ describe('假服务：请求校验', () => {
         ['tool 消息隔着 user', chat([user(), calling('c1'), answer('c1'), user(), answer('c1')]), {}, "must be a response to a preceeding message"],
         ['同一调用回答两次', chat([user(), calling('c1'), answer('c1'), answer('c1')]), {}, 'must be a response to a preceeding message'],
         ['tool_call_id 对不上', chat([user(), calling('c1'), answer('c9')]), {}, 'must be a response to a preceeding message'],
-        ['arguments 不是字符串', chat([user(), { role: 'assistant', content: null, tool_calls: [call('c1', 'read', { a: 1 })] }, answer('c1')]), {}, "'messages[1].tool_calls[0].function.arguments'"],
+        ['arguments 不是字符串', chat([user(), { role: 'assistant', content: null, tool_calls: [wireCall('c1', 'read', { a: 1 })] }, answer('c1')]), {}, "'messages[1].tool_calls[0].function.arguments'"],
         ['调用 id 为空', chat([user(), calling(''), answer('')]), {}, "'messages[1].tool_calls[0].id': empty string"],
         ['调用 id 重复', chat([user(), calling('c1', 'c1'), answer('c1')]), {}, "duplicate tool call id 'c1'"],
         ['tools 为空数组', chat([user()], { tools: [] }), {}, "[] is too short - 'tools'"],
@@ -154,10 +158,10 @@ describe('假服务：接受合法请求', () => {
             { role: 'system', content: 'rules' },
             { role: 'system', content: 'summary of earlier turns' },
             user('read two files'),
-            { role: 'assistant', content: null, reasoning_content: 'I should read both', tool_calls: [call('call_a'), call('call_b', 'glob', '{"pattern":"*.ts"}')] },
+            { role: 'assistant', content: null, reasoning_content: 'I should read both', tool_calls: [wireCall('call_a'), wireCall('call_b', 'glob', '{"pattern":"*.ts"}')] },
             answer('call_b'),
             answer('call_a'),
-            { role: 'assistant', content: 'one more', tool_calls: [call('call_c', 'read', '')] },
+            { role: 'assistant', content: 'one more', tool_calls: [wireCall('call_c', 'read', '')] },
             answer('call_c'),
             { role: 'assistant', content: 'done' },
             user('thanks'),
@@ -276,7 +280,7 @@ describe('假服务：脚本回复', () => {
     test('非流式的工具回复带 message.tool_calls', async () => {
         server.push({ kind: 'tools', calls: [{ id: 'call_9', name: 'read', arguments: '{}' }] });
         const body = await json(await post(server, chat([user()])));
-        assert.deepEqual(body.choices[0].message.tool_calls, [call('call_9')]);
+        assert.deepEqual(body.choices[0].message.tool_calls, [wireCall('call_9')]);
         assert.equal(body.choices[0].message.content, null);
     });
 
@@ -301,8 +305,8 @@ describe('假服务：脚本回复', () => {
         assert.equal(body.choices[0].message.content, 'ok');
     });
 
-    test('delayMs 放慢流，客户端中途取消不影响后续请求', async () => {
-        server.push({ kind: 'text', text: 'abcdefgh', chunkSize: 1, delayMs: 40 });
+    test('hold 让流停在正文之后，客户端中途取消不影响后续请求', async () => {
+        server.push({ kind: 'text', text: 'abcdefgh', chunkSize: 1, hold: new Promise(() => {}) });
         const controller = new AbortController();
         const res = await post(server, chat([user()], { stream: true }), { signal: controller.signal });
         const reader = res.body!.getReader();
@@ -312,6 +316,23 @@ describe('假服务：脚本回复', () => {
         await assert.rejects(reader.read());
         const body = await json(await post(server, chat([user()])));
         assert.equal(body.choices[0].message.content, 'ok');
+    });
+
+    test('hold 兑现之后发出其余的事件：工具调用、finish、[DONE]', async () => {
+        let release = () => {};
+        const hold = new Promise<void>((resolve) => (release = resolve));
+        server.push({ kind: 'tools', text: '先说一句', calls: [{ id: 'call_h', name: 'read', arguments: '{}' }], hold });
+        const res = await post(server, chat([user()], { stream: true }));
+        const reader = res.body!.getReader();
+        const decoder = new TextDecoder();
+        let received = '';
+        while (!received.includes('先说一句')) received += decoder.decode((await reader.read()).value);
+        assert.ok(!received.includes('tool_calls'), '兑现之前不该发出工具调用');
+        release();
+        for (let step = await reader.read(); !step.done; step = await reader.read()) received += decoder.decode(step.value);
+        const events = parseSse(received);
+        assert.equal(events.at(-1), '[DONE]');
+        assert.equal(deltas(events).find((d) => d.tool_calls)?.tool_calls[0].id, 'call_h');
     });
 
     test('hang：只发一个 chunk 后挂住，close() 会断开它', async () => {
@@ -429,8 +450,7 @@ describe('.http 错误夹具', () => {
 });
 
 describe('runStage', () => {
-    const scripts = mkdtempSync(path.join(os.tmpdir(), 'geekagent-harness-'));
-    after(() => rmSync(scripts, { recursive: true, force: true }));
+    const scripts = workdir();
     const script = (name: string, code: string) => {
         const file = path.join(scripts, name);
         writeFileSync(file, code);
@@ -477,29 +497,42 @@ process.stdin.on('end', () => {
         }
     });
 
-    test('给定 cwd、base URL，逐行延迟写入', async () => {
-        const cwd = mkdtempSync(path.join(os.tmpdir(), 'geekagent-cwd-'));
-        const started = Date.now();
-        const result = await runStage(STAGES[0], {
-            entry: echo,
-            cwd,
-            input: 'a\nb\nc',
-            inputDelayMs: 80,
-            env: { OPENAI_BASE_URL: 'http://127.0.0.1:1234/v1' },
-        });
-        const out = JSON.parse(result.stdout);
+    test('给定 cwd、base URL；holdStdin：写完 input 不关 stdin，测试接着写、自己关', async () => {
+        // 每读到一行就回一行：看到回应，就知道进程还活着、stdin 还开着
+        const lines = script('lines.ts', `
+import readline from 'node:readline';
+const rl = readline.createInterface({ input: process.stdin });
+rl.on('line', (line: string) => console.log('got:' + line));
+rl.on('close', () => console.log(JSON.stringify({ cwd: process.cwd(), env: process.env })));
+`);
+        const cwd = workdir();
+        const run = startStage(STAGES[0], { entry: lines, cwd, input: ['a'], holdStdin: true, env: { OPENAI_BASE_URL: 'http://127.0.0.1:1234/v1' } });
+        await waitUntil('第一行的回应', () => run.stdout().includes('got:a\n'), run.stdout);
+        run.write('b');
+        await waitUntil('第二行的回应', () => run.stdout().includes('got:b\n'), run.stdout);
+        run.end();
+        const result = await run.done;
+        assert.equal(result.code, 0);
+        const [first, second, last] = result.stdout.trim().split('\n');
+        assert.deepEqual([first, second], ['got:a', 'got:b']);
+        const out = JSON.parse(last);
         assert.equal(result.cwd, cwd);
-        // 子进程启动前写入的行会在管道里合并，所以只检查内容和总耗时
-        assert.equal(out.chunks.join(''), 'a\nb\nc');
-        assert.ok(Date.now() - started >= 3 * 80);
+        assert.equal(out.cwd, cwd);
         assert.equal(out.env.OPENAI_BASE_URL, 'http://127.0.0.1:1234/v1');
         assert.equal(out.env.OPENAI_MODEL, 'test-model');
+        // 字符串形式的 input 原样写入，不补换行
+        const raw = await runStage(STAGES[0], { entry: echo, input: 'a\nb\nc' });
+        assert.equal(JSON.parse(raw.stdout).chunks.join(''), 'a\nb\nc');
     });
 
-    test('超时杀掉进程并带上已有输出报错', async () => {
+    test('期限一到杀掉进程，报错里带上已有的输出', async (t) => {
+        // 期限用假时钟：等到有输出再拨到期限，不真等，机器再忙也不会在输出之前就超时
+        t.mock.timers.enable({ apis: ['setTimeout'] });
         const stuck = script('stuck.ts', `console.log('started'); setInterval(() => {}, 1000);\n`);
-        // 超时从启动算起，机器繁忙时 tsx 启动就要好几秒，所以留足余量
-        await assert.rejects(runStage(STAGES[0], { entry: stuck, input: '', timeoutMs: 10_000 }), (error: Error) => {
+        const run = startStage(STAGES[0], { entry: stuck, input: '', timeoutMs: 10_000 });
+        await once(run.child.stdout!, 'data');
+        t.mock.timers.tick(10_000);
+        await assert.rejects(run.done, (error: Error) => {
             assert.match(error.message, /超时（10000 ms）/);
             assert.match(error.message, /started/);
             return true;

@@ -6,6 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DEADLINE_MS } from './wait.js';
 
 // 录制的服务商响应放在 test/fixtures 下；从本文件位置推算，不依赖 cwd
 const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
@@ -34,7 +35,7 @@ export interface TextReply {
     usage?: Usage;
     finish?: string;        // 缺省 'stop'
     chunkSize?: number;     // 每个增量的字符数（按码点切，不会切坏 emoji），缺省 8
-    delayMs?: number;       // 每个事件之间的停顿
+    hold?: Promise<unknown>; // 正文发完就停住，等它兑现才发其余的（工具调用、结尾）：测试在「回复还在流」时做事，不靠计时
 }
 
 export interface ToolsReply {
@@ -45,7 +46,7 @@ export interface ToolsReply {
     usage?: Usage;
     finish?: string;        // 缺省 'tool_calls'
     chunkSize?: number;
-    delayMs?: number;
+    hold?: Promise<unknown>;
 }
 
 export type FakeReply =
@@ -69,7 +70,7 @@ export interface FakeServer {
     url: string;            // 含 /v1 的 base URL，直接作为 OPENAI_BASE_URL
     requests: RecordedRequest[];
     push(...replies: FakeReply[]): void;
-    // 等到至少收到 count 个请求（含被拒绝的），用于"请求发出后再发信号"的取消测试
+    // 等到至少收到 count 个请求（含被拒绝的），用于"请求发出后再发信号"的取消测试；期限缺省 DEADLINE_MS
     waitForRequest(count?: number, timeoutMs?: number): Promise<RecordedRequest>;
     close(): Promise<void>;
 }
@@ -83,7 +84,6 @@ type Json = Record<string, any>;
 
 const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const typeName = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'an array' : `a ${typeof v}`);
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 // ---------- 请求校验 ----------
 
@@ -288,39 +288,41 @@ function chunker(model: string) {
     return { chunk, usage };
 }
 
-// 一次流式回复的全部 SSE 事件（每个元素是一个完整事件，含结尾空行）
-function sseEvents(reply: TextReply | ToolsReply, model: string): string[] {
+// 一次流式回复的 SSE 事件（每个元素是一个完整事件，含结尾空行）：text 到正文为止，rest 是其余的（工具调用、finish、用量、[DONE]）
+function sseParts(reply: TextReply | ToolsReply, model: string): { text: string[]; rest: string[] } {
     const { chunk, usage } = chunker(model);
     const size = reply.chunkSize ?? 8;
-    const events: string[] = [];
+    const text: string[] = [];
+    const rest: string[] = [];
 
     const hasText = reply.kind === 'text' || reply.text !== undefined;
-    events.push(chunk({ role: 'assistant', content: hasText ? '' : null }));
-    for (const piece of split(reply.reasoning ?? '', size)) events.push(chunk({ content: null, reasoning_content: piece }));
-    for (const piece of split(reply.text ?? '', size)) events.push(chunk({ content: piece }));
+    text.push(chunk({ role: 'assistant', content: hasText ? '' : null }));
+    for (const piece of split(reply.reasoning ?? '', size)) text.push(chunk({ content: null, reasoning_content: piece }));
+    for (const piece of split(reply.text ?? '', size)) text.push(chunk({ content: piece }));
 
     if (reply.kind === 'tools') {
         for (const [i, call] of reply.calls.entries()) {
             const index = call.index ?? i;
             const id = call.id ?? nextId('call_fake_');
             const fn = { name: call.name, arguments: call.whole ? call.arguments : '' };
-            events.push(chunk({ tool_calls: [{ index, id, type: 'function', function: fn }] }));
+            rest.push(chunk({ tool_calls: [{ index, id, type: 'function', function: fn }] }));
             if (call.whole) continue;
             for (const piece of splitInto(call.arguments, call.pieces ?? 2)) {
-                events.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
+                rest.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
             }
         }
     }
 
-    events.push(chunk({}, reply.finish ?? (reply.kind === 'tools' ? 'tool_calls' : 'stop')));
-    if (reply.usage) events.push(usage(reply.usage));
-    events.push('data: [DONE]\n\n');
-    return events;
+    rest.push(chunk({}, reply.finish ?? (reply.kind === 'tools' ? 'tool_calls' : 'stop')));
+    if (reply.usage) rest.push(usage(reply.usage));
+    rest.push('data: [DONE]\n\n');
+    return { text, rest };
 }
 
 // 整个 SSE 响应体，可直接喂给流解析器或作为 { kind: 'sse' } 回复
 export function buildSse(reply: TextReply | ToolsReply, model = 'test-model'): string {
-    return sseEvents(reply, model).join('');
+    const { text, rest } = sseParts(reply, model);
+    return [...text, ...rest].join('');
 }
 
 export function toolCallSse(calls: FakeToolCall[], extra: Omit<ToolsReply, 'kind' | 'calls'> = {}): string {
@@ -385,23 +387,22 @@ function rejectRequest(res: http.ServerResponse, message: string): void {
     sendJson(res, 400, { error: { message, type: 'invalid_request_error', param: null, code: null } });
 }
 
-async function writeEvents(res: http.ServerResponse, events: string[], delayMs = 0): Promise<void> {
+async function writeEvents(res: http.ServerResponse, reply: TextReply | ToolsReply, model: string): Promise<void> {
+    const { text, rest } = sseParts(reply, model);
     res.writeHead(200, SSE_HEADERS);
     res.flushHeaders();
-    for (const event of events) {
-        if (delayMs > 0) await sleep(delayMs);
-        // 客户端中途断开（取消）后不再写
-        if (res.destroyed) return;
-        res.write(event);
-    }
-    res.end();
+    res.write(text.join(''));
+    if (reply.hold) await reply.hold;
+    // 客户端中途断开（取消）后不再写
+    if (res.destroyed) return;
+    res.end(rest.join(''));
 }
 
 async function answer(res: http.ServerResponse, reply: FakeReply, stream: boolean, model: string): Promise<void> {
     switch (reply.kind) {
         case 'text':
         case 'tools':
-            if (stream) return writeEvents(res, sseEvents(reply, model), reply.delayMs);
+            if (stream) return writeEvents(res, reply, model);
             return sendJson(res, 200, buildCompletion(reply, model));
         case 'sse':
             res.writeHead(200, SSE_HEADERS);
@@ -478,7 +479,7 @@ export async function startFakeOpenAI(opts: FakeOptions = {}): Promise<FakeServe
         url: `http://127.0.0.1:${port}/v1`,
         requests,
         push: (...replies) => void queue.push(...replies),
-        async waitForRequest(count = 1, timeoutMs = 10_000) {
+        async waitForRequest(count = 1, timeoutMs = DEADLINE_MS) {
             const deadline = Date.now() + timeoutMs;
             while (requests.length < count) {
                 const left = deadline - Date.now();

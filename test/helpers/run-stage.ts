@@ -1,20 +1,25 @@
 // 以子进程运行某个阶段真实的入口文件：干净的环境变量、独立的临时工作目录和主目录、管道 stdin。
+// 测试跑 Agent 只有这一个办法：runStage 跑完拿结果；startStage 在运行中途还要做事（等一行输出、发信号）时用。
+// 要假模型的常见情形用 agent.ts 的 runAgent，它也是经这里启动的。
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, realpathSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DEADLINE_MS } from './wait.js';
+import { workdir } from './workdir.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 // 教程的五个阶段（第 1、4、8、11、15 天），按顺序；目录名由天数拼出
 export const STAGES: readonly string[] = [1, 4, 8, 11, 15].map((day) => `day${String(day).padStart(2, '0')}`);
 
-// 从 first 开始、且磁盘上已有入口文件的阶段：某个功能从哪天引入，测试就从哪天起参数化
+// 从 first 开始、且磁盘上已有入口文件的阶段：某个功能从哪天引入，测试就从哪天起参数化。
+// GEEKAGENT_TEST_STAGE=day04（npm run test:day 设的）只留这一个阶段：其余阶段的测试根本不生成，不会满屏 skipped
 export function stagesFrom(first: string): string[] {
     const start = STAGES.indexOf(first);
     if (start < 0) throw new Error(`未知阶段：${first}（可选：${STAGES.join(', ')}）`);
-    return STAGES.slice(start).filter((stage) => existsSync(path.join(REPO_ROOT, stage, 'index.ts')));
+    const only = process.env.GEEKAGENT_TEST_STAGE;
+    return STAGES.slice(start).filter((stage) => (!only || stage === only) && existsSync(path.join(REPO_ROOT, stage, 'index.ts')));
 }
 
 // 从本文件解析 tsx，子进程的 cwd 是临时目录，那里找不到 node_modules
@@ -27,10 +32,10 @@ export interface RunStageOptions {
     input: string | string[];                       // 数组按行写入（每行补 '\n'）；字符串原样写入
     env?: Record<string, string | undefined>;       // 覆盖默认值；值为 undefined 表示删除该变量（HOME 也可以在这里给）
     cwd?: string;                                   // 缺省为新建的临时目录
-    timeoutMs?: number;                             // 缺省 30 秒，超时杀掉整个进程组并带上已收集的输出报错
-    inputDelayMs?: number;                          // 逐行写入，每行之前等待这么久
+    timeoutMs?: number;                             // 兜底的期限，缺省 DEADLINE_MS；超时杀掉整个进程组并带上已收集的输出报错
+    holdStdin?: boolean;                            // 写完 input 不关 stdin（不发 EOF）：退出只能来自信号，或测试自己 end()
     entry?: string;                                 // 入口文件绝对路径，覆盖 <仓库>/<stage>/index.ts
-    onSpawn?: (child: ChildProcess) => void;        // 例如等请求到达后 child.kill('SIGINT')
+    onSpawn?: (child: ChildProcess) => void;        // 进程刚启动时调用；新写的测试用 startStage 拿到进程更直接
 }
 
 export interface RunStageResult {
@@ -42,12 +47,22 @@ export interface RunStageResult {
     home: string;                                   // 这次运行的 HOME（信任记录等写在这里）
 }
 
+/** 正在运行的一个阶段：随时读已有的输出、再写几行、发信号；done 是 runStage 会返回的结果。 */
+export interface RunningStage {
+    child: ChildProcess;
+    stdout(): string;
+    stderr(): string;
+    write(line: string): void;                      // 写一行（补 '\n'）
+    end(): void;                                    // 关掉 stdin：Agent 读到 EOF
+    done: Promise<RunStageResult>;
+}
+
 function baseEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
     // 只带 PATH：父进程里真实的 OPENAI_*、NO_COLOR、NODE_OPTIONS 等一律不继承。
     // HOME 每次都是新建的临时目录：测试绝不碰真实主目录（信任记录写在 ~/.geekagent/ 下）
     const merged: Record<string, string | undefined> = {
         PATH: process.env.PATH,
-        HOME: 'HOME' in extra ? extra.HOME : realpathSync(mkdtempSync(path.join(os.tmpdir(), 'geekagent-home-'))),
+        HOME: 'HOME' in extra ? extra.HOME : workdir(),
         OPENAI_API_KEY: 'sk-test-key-123456',
         OPENAI_MODEL: 'test-model',
         OPENAI_BASE_URL: OFFLINE_BASE_URL,
@@ -60,16 +75,14 @@ function baseEnv(extra: Record<string, string | undefined> = {}): Record<string,
     return env;
 }
 
-function inputLines(input: string | string[]): string[] {
-    if (Array.isArray(input)) return input.map((line) => `${line}\n`);
-    return input.match(/[^\n]*\n|[^\n]+$/g) ?? [];
+function inputText(input: string | string[]): string {
+    return Array.isArray(input) ? input.map((line) => `${line}\n`).join('') : input;
 }
 
-export async function runStage(stage: string, opts: RunStageOptions): Promise<RunStageResult> {
+export function startStage(stage: string, opts: RunStageOptions): RunningStage {
     const entry = opts.entry ?? path.join(REPO_ROOT, stage, 'index.ts');
-    // realpath：macOS 的 /tmp 是符号链接，和 process.cwd() 比较路径时会不一致
-    const cwd = opts.cwd ?? realpathSync(mkdtempSync(path.join(os.tmpdir(), 'geekagent-test-')));
-    const timeoutMs = opts.timeoutMs ?? 30_000;
+    const cwd = opts.cwd ?? workdir();
+    const timeoutMs = opts.timeoutMs ?? DEADLINE_MS;
     const env = baseEnv(opts.env);
 
     const child = spawn(process.execPath, ['--import', TSX_LOADER, entry], {
@@ -87,10 +100,12 @@ export async function runStage(stage: string, opts: RunStageOptions): Promise<Ru
     child.stdin!.on('error', () => {});
     opts.onSpawn?.(child);
 
-    const output = () => ({
-        stdout: Buffer.concat(stdout).toString('utf8'),
-        stderr: Buffer.concat(stderr).toString('utf8'),
-    });
+    const text = (chunks: Buffer[]) => Buffer.concat(chunks).toString('utf8');
+    const write = (data: string) => {
+        if (!child.stdin!.destroyed && !child.stdin!.writableEnded) child.stdin!.write(data);
+    };
+    write(inputText(opts.input));
+    if (!opts.holdStdin) child.stdin!.end();
 
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -103,28 +118,28 @@ export async function runStage(stage: string, opts: RunStageOptions): Promise<Ru
         }
     }, timeoutMs);
 
-    const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
+    const done = new Promise<RunStageResult>((resolve, reject) => {
         child.on('error', reject);
-        child.on('close', (code, signal) => resolve({ code, signal }));
+        child.on('close', (code, signal) => {
+            clearTimeout(timer);
+            if (timedOut) {
+                reject(new Error(`运行超时（${timeoutMs} ms）：${entry}\n--- stdout ---\n${text(stdout)}\n--- stderr ---\n${text(stderr)}`));
+            } else {
+                resolve({ stdout: text(stdout), stderr: text(stderr), code, signal, cwd, home: env.HOME });
+            }
+        });
     });
 
-    void (async () => {
-        for (const line of inputLines(opts.input)) {
-            if (opts.inputDelayMs) await new Promise((resolve) => setTimeout(resolve, opts.inputDelayMs));
-            if (child.stdin!.destroyed) return;
-            child.stdin!.write(line);
-        }
-        child.stdin!.end();
-    })();
+    return {
+        child,
+        stdout: () => text(stdout),
+        stderr: () => text(stderr),
+        write: (line) => write(`${line}\n`),
+        end: () => child.stdin!.end(),
+        done,
+    };
+}
 
-    try {
-        const { code, signal } = await closed;
-        const { stdout, stderr } = output();
-        if (timedOut) {
-            throw new Error(`运行超时（${timeoutMs} ms）：${entry}\n--- stdout ---\n${stdout}\n--- stderr ---\n${stderr}`);
-        }
-        return { stdout, stderr, code, signal, cwd, home: env.HOME };
-    } finally {
-        clearTimeout(timer);
-    }
+export function runStage(stage: string, opts: RunStageOptions): Promise<RunStageResult> {
+    return startStage(stage, opts).done;
 }

@@ -6,10 +6,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MAX_TOOLS } from '../../day15/mcp-budget.js';
 import { loadMcpConfig } from '../../day15/mcp-config.js';
 import { McpManager, mcpStatusText } from '../../day15/mcp-setup.js';
 import { callMcpTool } from '../../day15/mcp-tools.js';
+import { fakeRegistry, serverOf } from '../mcp/util.js';
 
 const VERSION = '2026.8.31';   // 固定版本：工具数量等观察结果都来自这个版本
 const SERVERS = { everything: 'server-everything', fs: 'server-filesystem', memory: 'server-memory' };
@@ -82,12 +82,13 @@ async function main(): Promise<number> {
         };
         writeFileSync(join(dir, 'mcp.json'), JSON.stringify(config, null, 2));
 
-        const manager = new McpManager(loadMcpConfig(join(dir, 'mcp.json')));
+        const registry = fakeRegistry();
+        const manager = new McpManager(loadMcpConfig(join(dir, 'mcp.json')), registry);
         const t1 = Date.now();
         await manager.connectAll();
         console.log(`连接三个服务器用时 ${Date.now() - t1} ms`);
         try {
-            const tools = manager.buildTools({ authorize: async () => true, redact: (t) => t, ensureToolPolicy: () => {} }, () => false, MAX_TOOLS);
+            const tools = [...registry.tools.values()];
             for (const s of manager.servers) {
                 check(s.status === 'connected', `${s.name} 已连接`, s.status === 'connected'
                     ? `${s.tools.length} 个工具（${String(s.serverInfo.name)} ${String(s.serverInfo.version)}）` : s.error);
@@ -97,10 +98,10 @@ async function main(): Promise<number> {
             check(tools.every((t) => t.parameters.type === 'object' && typeof t.parameters.properties === 'object' && !('$schema' in t.parameters)),
                 '所有参数模式都是带 properties 的 object');
 
-            const call = (server: string, tool: string, args: Record<string, unknown>) => callMcpTool(manager.get(server)!, tool, args);
+            const call = (server: string, tool: string, args: Record<string, unknown>) => callMcpTool(serverOf(manager, server), tool, args);
             const echo = await call('everything', 'echo', { message: '你好 MCP' });
             check(echo.includes('你好 MCP'), 'everything echo', echo);
-            const names = manager.get('everything')!.tools.map((t) => t.name);
+            const names = serverOf(manager, 'everything').tools.map((t) => t.name);
             if (names.includes('get-tiny-image')) {
                 const image = await call('everything', 'get-tiny-image', {});
                 check(/\[图片 image\/png，\d+ 字节\]/.test(image), 'everything get-tiny-image 占位', image.replaceAll('\n', ' | ').slice(0, 160));
@@ -112,7 +113,7 @@ async function main(): Promise<number> {
 
             const listing = await call('fs', 'list_directory', { path: files });
             check(/big\.txt/.test(listing) && /small\.txt/.test(listing), 'filesystem list_directory', listing.replaceAll('\n', ' | '));
-            const readTool = manager.get('fs')!.tools.some((t) => t.name === 'read_text_file') ? 'read_text_file' : 'read_file';
+            const readTool = serverOf(manager, 'fs').tools.some((t) => t.name === 'read_text_file') ? 'read_text_file' : 'read_file';
             const content = await call('fs', readTool, { path: join(files, 'big.txt') });
             check(content.startsWith('line 0000 ') && /\n…\(已截断，共 \d+ 个字符\)$/.test(content),
                 `filesystem ${readTool} 300 KB 文件被截到 20 000 字符`, `${content.length} 个字符，结尾「${content.slice(-24)}」`);

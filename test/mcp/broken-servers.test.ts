@@ -8,9 +8,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadMcpConfig } from '../../day15/mcp-config.js';
 import { McpManager, mcpPanelText, mcpStatusText, mcpStartupMessages } from '../../day15/mcp-setup.js';
-import { callMcpTool } from '../../day15/mcp-tools.js';
+import { buildMcpTools, callMcpTool, type McpToolSet } from '../../day15/mcp-tools.js';
+import { setupPermissions } from '../../day15/permissions.js';
 import type { Tool } from '../../day15/tools.js';
-import { leftovers, readRecords, server, tempDir, waitFor, SERVERS } from './util.js';
+import { fakeRegistry, leftovers, readRecords, server, serverOf, tempDir, waitFor, SERVERS } from './util.js';
 
 const DEMO = fileURLToPath(new URL('../../day15/demo-server.mjs', import.meta.url));
 const MARK = randomUUID();
@@ -55,40 +56,48 @@ const config = {
 const NEVER_MARK = randomUUID();
 const never = new McpManager([{ name: 'never', config: {
     command: node, args: [server('never-answers.mjs')], env: { GEEKAGENT_TEST_MARK: NEVER_MARK, MCP_TEST_LOG: logOf('never') }, timeout: 1000,
-} }]);
+} }], fakeRegistry());
 const neverConnected = never.connectAll();
 
 describe('故障服务器', () => {
     let manager: McpManager;
+    const registry = fakeRegistry(['read']);   // 一个「内置工具」占着名字 read 和一个名额
+    // 不设名额时每台服务器的全部工具：odd-names 一台就有 156 个，这里要看全部（按配置顺序、共用一份已占用的名字，和管理器起名的方式相同）。
+    // 128 个的上限见最后一个测试，经真实入口的检查在 test/stages/mcp-scale.test.ts
+    let sets: Map<string, McpToolSet>;
     let tools: Tool[];
-    const status = (name: string) => manager.get(name)!;
+    const status = (name: string) => serverOf(manager, name);
     const logText = (name: string) => status(name).logs.map((l) => l.text).join('\n');
     const callTool = (name: string, tool: string, args: Record<string, unknown>) => callMcpTool(status(name), tool, args);
-    const exposed = (name: string) => manager.toolsOf(name).exposed.map((e) => ({ name: e.tool.name, original: e.original }));
+    const exposed = (name: string) => sets.get(name)!.exposed.map((e) => ({ name: e.tool.name, original: e.original }));
+    setupPermissions({ root: process.cwd(), tools: {} }, async () => true);   // MCP 工具的确认一律答 y
 
     before(async () => {
         const file = join(dir, 'mcp.json');
         writeFileSync(file, JSON.stringify(config));
-        manager = new McpManager(loadMcpConfig(file));
+        manager = new McpManager(loadMcpConfig(file), registry);
         await manager.connectAll();
-        // 不设名额：odd-names 一台就有 156 个工具，这里要看全部；128 个的上限由 test/stages/mcp-scale.test.ts 经真实入口检查
-        tools = manager.buildTools({ authorize: async () => true, redact: (t) => t, ensureToolPolicy: () => {} }, (n) => n === 'read', Infinity);
+        const used = new Set(['read']);
+        sets = new Map(manager.servers.map((s) => [s.name, buildMcpTools(s, used, () => true)]));
+        tools = [...sets.values()].flatMap((set) => set.exposed.map((e) => e.tool));
     });
     after(() => manager.stopAll());
 
     it('配置问题只影响各自的服务器', () => {
         assert.equal(status('demo').status, 'connected', status('demo').error);
-        assert.equal(status('missing').error, '找不到命令：no-such-binary');
+        // 找不到命令、启动就退出：原因后面跟一句查哪里的提示
+        const hint = (name: string) => `。提示：检查 .geekagent/mcp.json 里 ${name} 的 command 和 args，相对路径从启动 Agent 的文件夹 ${process.cwd()} 算起`;
+        assert.equal(status('missing').error, `找不到命令：no-such-binary${hint('missing')}`);
         assert.equal(status('unset').error, '环境变量 SURELY_UNSET_VAR 未设置');
         assert.equal(status('badcwd').error, `找不到工作目录：${join(dir, 'no-such-dir')}`);
         const lines = mcpStartupMessages(manager);
-        assert.ok(lines.includes('MCP 服务器 missing 启动失败：找不到命令：no-such-binary'));
+        assert.ok(lines.includes(`MCP 服务器 missing 启动失败：找不到命令：no-such-binary${hint('missing')}`));
     });
 
     it('crash-on-start：退出码 1，stderr 尾巴可见', () => {
         const s = status('crash');
         assert.equal(s.status, 'failed');
-        assert.match(s.error, /^服务器进程已退出（退出码 1）；stderr：crash-on-start：找不到配置文件/);
+        assert.match(s.error, /^服务器进程已退出（退出码 1）；stderr：crash-on-start：找不到配置文件，退出。提示：检查 \.geekagent\/mcp\.json 里 crash 的 command 和 args/);
         assert.match(mcpStatusText(manager), /× crash：服务器进程已退出（退出码 1）[^\n]*\n {4}crash-on-start：找不到配置文件，退出/);
         assert.match(mcpPanelText(manager), /crash\(失败\)/);
     });
@@ -100,7 +109,9 @@ describe('故障服务器', () => {
         assert.match(log, /忽略非 JSON 输出：Garbage server v1 starting/);
         assert.match(log, /忽略非 JSON 输出：\{"jsonrpc":"2.0","id":/);
         assert.match(log, /忽略没有对应请求的响应（id 999）/);
-        assert.match(log, /忽略无法识别的消息：1/);
+        // 认不出的消息记原样的那一行，不重新序列化（十万层的 [[[…]]] 重新序列化会撑爆调用栈）
+        assert.match(log, /忽略无法识别的消息：\[1,2\]/);
+        assert.match(log, /忽略无法识别的消息：\{"jsonrpc":"2.0","id":null,"method":"odd"\}/);
         assert.match(log, /\[info\] 批量里的通知/);
         assert.match(log, /\[debug\] ping 回答：\{\}/);
     });
@@ -147,7 +158,8 @@ describe('故障服务器', () => {
 
     it('dies-mid-call：挂起的调用立即失败，之后的调用提示未在运行', async () => {
         const t0 = Date.now();
-        await assert.rejects(callTool('dies', 'die', {}), /服务器进程已退出（退出码 3）；stderr：dies-mid-call：要崩溃了/);
+        // 运行中才死的不是配置写错了：没有「检查 command 和 args」的提示
+        await assert.rejects(callTool('dies', 'die', {}), /服务器进程已退出（退出码 3）；stderr：dies-mid-call：要崩溃了$/);
         assert.ok(Date.now() - t0 < 1000);
         assert.equal(status('dies').status, 'exited');
         await assert.rejects(callTool('dies', 'die', {}), /^Error: MCP 服务器 dies 未在运行：服务器进程已退出（退出码 3）$/);
@@ -166,7 +178,7 @@ describe('故障服务器', () => {
         }
         assert.equal(exposed('names').find((e) => e.original === 'x.y')!.name, 'mcp_names_x_y');
         assert.match(exposed('names').find((e) => e.original === 'x_y')!.name, /^mcp_names_x_y_[0-9a-f]{8}$/);
-        assert.match(mcpStatusText(manager), /mcp_names_a_b ← a\/b/);
+        assert.match(mcpStatusText(manager), /mcp_names_a_b ← a\/b/, '装进名额的部分，/mcp 里注明原名');
     });
 
     it('odd-schemas：全部规范成带 properties 的 object', () => {
@@ -222,10 +234,11 @@ describe('故障服务器', () => {
         assert.match(logText('changed'), /工具列表已变化/);
     });
 
-    it('名额：只剩 127 个时按配置顺序装满，odd-names 装不下的部分点名提示（放在最后：它重建了工具表）', () => {
-        const fitted = manager.buildTools({ authorize: async () => true, redact: (t) => t, ensureToolPolicy: () => {} }, (n) => n === 'read', 127);
+    it('名额：只剩 127 个时按配置顺序装满，odd-names 装不下的部分点名提示', () => {
+        const fitted = manager.refresh();
         assert.equal(fitted.length, 127);
-        assert.deepEqual(fitted.slice(0, 2).map((t) => t.name), ['mcp_demo_word_count', 'mcp_demo_dice']);
+        assert.deepEqual(fitted.slice(0, 2), ['mcp_demo_word_count', 'mcp_demo_dice']);
+        assert.deepEqual(registry.names(), ['read', ...fitted], '注册表里正好是内置的一个加上装下的 127 个');
         const left = manager.leftOut();
         assert.deepEqual(left.map((l) => l.server), ['names', 'schemas', 'zoo', 'pages', 'loop', 'flood', 'changed']);
         const names = left[0];
@@ -253,7 +266,7 @@ describe('故障服务器', () => {
 describe('never-answers', () => {
     it('握手超时，不为 initialize 发取消，进程已清理', async () => {
         await neverConnected;
-        const s = never.get('never')!;
+        const s = serverOf(never, 'never');
         assert.equal(s.status, 'failed');
         // 配置的 timeout 是 1 秒，但握手至少等 30 秒
         assert.equal(s.error, '请求 initialize 超时（30 秒内没有响应）');

@@ -1,14 +1,16 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { RequestTable, RpcError } from '../../day15/jsonrpc.js';
 import { expandVars, loadMcpConfig } from '../../day15/mcp-config.js';
-import { meaningfulStderr } from '../../day15/mcp-client.js';
+import { meaningfulStderr } from '../../day15/mcp-log.js';
 import { McpManager, mcpPanelText, mcpStatusText } from '../../day15/mcp-setup.js';
-import { callMcpTool, convertResult, mcpToolName, normalizeSchema as normalize } from '../../day15/mcp-tools.js';
+import { callMcpTool, convertResult, mcpToolName } from '../../day15/mcp-tools.js';
+import { normalizeSchema as normalize } from '../../day15/schema.js';
 import { truncateOutput } from '../../day15/tools.js';
-import { tempDir } from './util.js';
+import { fakeRegistry, serverOf, tempDir } from './util.js';
 
 describe('配置与变量展开', () => {
     it('${NAME} 与 ${NAME:-默认}', () => {
@@ -84,20 +86,19 @@ describe('服务器死前的 stderr', () => {
 });
 
 describe('工具名', () => {
-    it('清洗、限长、去重', () => {
+    it('清洗、限长、去重；起好的名字记进 used', () => {
         const taken = new Set(['mcp_s_x_y']);
-        const has = (n: string) => taken.has(n);
-        const free = () => false;
-        assert.equal(mcpToolName('demo', 'word_count', free), 'mcp_demo_word_count');
-        assert.equal(mcpToolName('my.srv', 'read.file', free), 'mcp_my_srv_read_file');
-        assert.equal(mcpToolName('s', '中文🎲', free), 'mcp_s____');
-        const dup = mcpToolName('s', 'x.y', has)!;
+        const free = () => new Set<string>();
+        assert.equal(mcpToolName('demo', 'word_count', free()), 'mcp_demo_word_count');
+        assert.equal(mcpToolName('my.srv', 'read.file', free()), 'mcp_my_srv_read_file');
+        assert.equal(mcpToolName('s', '中文🎲', free()), 'mcp_s____');
+        const dup = mcpToolName('s', 'x.y', taken)!;
         assert.match(dup, /^mcp_s_x_y_[0-9a-f]{8}$/);
-        const long = mcpToolName('s', 'a'.repeat(80), free)!;
+        assert.ok(taken.has(dup), '起好的名字记进 used');
+        const long = mcpToolName('s', 'a'.repeat(80), free())!;
         assert.equal(long.length, 64);
         assert.match(long, /^mcp_s_a{49}_[0-9a-f]{8}$/);
-        taken.add(dup);
-        assert.equal(mcpToolName('s', 'x.y', has), undefined);
+        assert.equal(mcpToolName('s', 'x.y', taken), undefined);
     });
 });
 
@@ -142,16 +143,18 @@ describe('结果转换', () => {
 });
 
 describe('请求表', () => {
-    it('id 从 1 递增；超时发送取消（initialize 除外）；迟到的响应被丢弃', async () => {
+    // 要不要为放弃的请求发 notifications/cancelled（initialize 不发）是 MCP 的规矩，由客户端决定：
+    // 经真实服务器的检查在 broken-servers.test.ts（slow-tool 收到取消，never-answers 只收到 initialize）
+    it('id 从 1 递增；超时后告诉 onGiveUp；迟到的响应被丢弃；close 之后的请求立刻失败', async () => {
         const sent: any[] = [];
-        const table = new RequestTable((m) => sent.push(m));
+        const gaveUp: unknown[][] = [];
+        const table = new RequestTable((m) => sent.push(m), (...args) => gaveUp.push(args));
         const init = table.request('initialize', {}, 30);
         const call = table.request('tools/call', { name: 'x' }, 30);
         assert.deepEqual(sent.map((m) => m.id), [1, 2]);
         await assert.rejects(init, /请求 initialize 超时（0.03 秒内没有响应）/);
         await assert.rejects(call, /请求 tools\/call 超时/);
-        const cancels = sent.filter((m) => m.method === 'notifications/cancelled');
-        assert.deepEqual(cancels.map((m) => m.params), [{ requestId: 2, reason: 'timeout' }]);
+        assert.deepEqual(gaveUp, [[1, 'initialize', 'timeout'], [2, 'tools/call', 'timeout']]);
         assert.equal(table.settle({ jsonrpc: '2.0', id: 2, result: {} }), false);
         const next = table.request('ping', {}, 1000);
         assert.equal(sent.at(-1).id, 3);
@@ -161,26 +164,48 @@ describe('请求表', () => {
         const bad = table.request('tools/call', {}, 1000);
         table.settle({ id: 4, error: { code: -32602, message: 'Invalid params' } });
         await assert.rejects(bad, (e: unknown) => e instanceof RpcError && e.code === -32602 && e.message === 'MCP 错误 -32602：Invalid params');
+        assert.equal(table.settle({ id: 5, method: 'ping' }), false, '没有 result 或 error 的不是响应');
         const pending = table.request('tools/call', {}, 1000);
-        table.rejectAll(new Error('gone'));
+        table.close(new Error('gone'));
         await assert.rejects(pending, /gone/);
-        assert.equal(table.settle({ jsonrpc: '2.0', id: 5, result: {} }), false, 'rejectAll 之后表是空的');
+        assert.equal(table.settle({ jsonrpc: '2.0', id: 5, result: {} }), false, 'close 之后表是空的');
+        await assert.rejects(table.request('ping', {}, 1000), /gone/);
+        assert.equal(sent.at(-1).id, 5, 'close 之后的请求不再发出');
+    });
+
+    it('signal 取消：不再等、告诉 onGiveUp；请求结束时摘掉监听（同一轮里调用再多也不堆积）', async () => {
+        const gaveUp: unknown[][] = [];
+        const table = new RequestTable(() => {}, (...args) => gaveUp.push(args));
+        const controller = new AbortController();
+        const signal = controller.signal;
+        for (let id = 1; id <= 20; id++) {
+            const done = table.request('tools/call', {}, 1000, signal);
+            assert.equal(getEventListeners(signal, 'abort').length, 1);
+            table.settle({ id, result: id });
+            assert.equal(await done, id);
+        }
+        assert.equal(getEventListeners(signal, 'abort').length, 0);
+        const slow = table.request('tools/call', {}, 1000, signal);
+        controller.abort();
+        await assert.rejects(slow, /请求 tools\/call 已取消/);
+        assert.deepEqual(gaveUp, [[21, 'tools/call', 'cancelled by user']]);
+        await assert.rejects(table.request('ping', {}, 1000, signal), /请求 ping 已取消/, '已经取消的 signal：发出后立刻放弃');
     });
 });
 
 describe('状态文字', () => {
     it('没有服务器', () => {
-        const m = new McpManager([]);
+        const m = new McpManager([], fakeRegistry());
         assert.equal(mcpPanelText(m), '无');
         assert.match(mcpStatusText(m), /没有已连接的 MCP 服务器/);
     });
 
     it('配置错误的服务器显示为失败', async () => {
-        const m = new McpManager([{ name: 'bad', error: '配置无效：缺少 command' }]);
+        const m = new McpManager([{ name: 'bad', error: '配置无效：缺少 command' }], fakeRegistry());
         assert.equal(mcpPanelText(m), '连接中…');
         await m.connectAll();
         assert.equal(mcpPanelText(m), 'bad(失败)');
         assert.equal(mcpStatusText(m), '× bad：配置无效：缺少 command');
-        await assert.rejects(callMcpTool(m.get('bad')!, 'x', {}), /MCP 服务器 bad 未在运行：配置无效：缺少 command/);
+        await assert.rejects(callMcpTool(serverOf(m, 'bad'), 'x', {}), /MCP 服务器 bad 未在运行：配置无效：缺少 command/);
     });
 });

@@ -5,13 +5,13 @@ import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MAX_TOOLS } from '../../day15/mcp-budget.js';
 import { loadMcpConfig, type McpEntry, type McpServerConfig } from '../../day15/mcp-config.js';
-import { forceKillAll } from '../../day15/mcp-process.js';
 import { McpManager, mcpPanelText, mcpStatusText, mcpStartupMessages } from '../../day15/mcp-setup.js';
 import { callMcpTool } from '../../day15/mcp-tools.js';
+import { policyFor, setupPermissions } from '../../day15/permissions.js';
+import { killAllGroups } from '../../day15/process-group.js';
 import type { Tool } from '../../day15/tools.js';
-import { leftovers, readRecords, server, tempDir } from './util.js';
+import { fakeRegistry, leftovers, readRecords, server, serverOf, tempDir } from './util.js';
 
 const DEMO = fileURLToPath(new URL('../../day15/demo-server.mjs', import.meta.url));
 // 脱敏在第一次用到时记下密钥值（一次运行里它们不变），所以在任何调用之前就设好这个「密钥」
@@ -31,7 +31,7 @@ function talk(lines: (string | object)[]) {
 const req = (id: unknown, method: string, params?: unknown) => ({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) });
 const call = (id: number, name: string, args?: unknown) => req(id, 'tools/call', { name, arguments: args });
 // 经客户端调用一台服务器上的工具，得到转换后的文本（模型看到的就是它）
-const callOn = (m: McpManager, server: string, tool: string, args: Record<string, unknown>) => callMcpTool(m.get(server)!, tool, args);
+const callOn = (m: McpManager, server: string, tool: string, args: Record<string, unknown>) => callMcpTool(serverOf(m, server), tool, args);
 
 describe('演示服务器单独运行', () => {
     it('initialize 的版本协商，ping，tools/list', () => {
@@ -101,32 +101,31 @@ describe('客户端连接演示服务器', () => {
     const logs: string[] = [];
     let manager: McpManager;
     let tools: Tool[];
+    const registry = fakeRegistry(['get_current_time']);
+    // MCP 工具自己调用 authorize 问用户（默认策略 ask）：确认函数记下提示，按 answer 回答
     const prompts: string[] = [];
     let answer = true;
-    const policies: string[] = [];
-    const deps = {
-        authorize: async (_tool: string, prompt: string) => { prompts.push(prompt); return answer; },
-        redact: (t: string) => t.replaceAll('sk-secret-value', '***'),
-        ensureToolPolicy: (tool: string) => { policies.push(tool); },
-    };
-    const isTaken = (n: string) => n === 'get_current_time';
+    setupPermissions({ root: process.cwd(), tools: {} }, async (prompt) => {
+        prompts.push(prompt);
+        return answer;
+    });
 
     before(async () => {
-        manager = new McpManager([{ name: 'demo', config: cfg([DEMO]) }], (s, l) => logs.push(`[mcp:${s}] ${l}`));
+        manager = new McpManager([{ name: 'demo', config: cfg([DEMO]) }], registry, (s, l) => logs.push(`[mcp:${s}] ${l}`));
         assert.equal(mcpPanelText(manager), '连接中…');
         await manager.connectAll();
-        tools = manager.buildTools(deps, isTaken, MAX_TOOLS);
+        tools = [...registry.tools.values()];
     });
     after(() => manager.stopAll());
 
     it('握手、工具列表、状态文字', () => {
-        const demo = manager.get('demo')!;
+        const demo = serverOf(manager, 'demo');
         assert.equal(demo.status, 'connected', demo.error);
         assert.deepEqual(demo.serverInfo, { name: 'geekagent-demo', version: '1.0.0' });
         assert.deepEqual(tools.map((t) => t.name), ['mcp_demo_word_count', 'mcp_demo_dice']);
         assert.ok(tools.every((t) => /^[a-zA-Z0-9_-]{1,64}$/.test(t.name) && t.parameters.type === 'object' && t.authorizes === true));
         assert.match(tools[0].description, /^\[MCP:demo\] 统计/);
-        assert.deepEqual(policies, ['mcp_demo_word_count', 'mcp_demo_dice']);
+        assert.deepEqual(tools.map((t) => policyFor(t.name)), ['ask', 'ask'], '外部程序的工具默认每次询问');
         assert.equal(mcpPanelText(manager), 'demo(2)');
         assert.match(mcpStatusText(manager), /^demo（2 个工具）\n {2}mcp_demo_word_count\n {2}mcp_demo_dice\n {2}每次请求约 [\d,]+ 字符（≈[\d,]+ token）\n {4}geekagent-demo started/);
         assert.deepEqual(logs, ['[mcp:demo] geekagent-demo started']);
@@ -134,14 +133,25 @@ describe('客户端连接演示服务器', () => {
     });
 
     it('确认提示、调用、拒绝', async () => {
-        const out = await tools[0].run({ text: 'Model Context Protocol', key: 'sk-secret-value' + 'x'.repeat(400) });
+        // 一个参数一行；长值的截断点正好落在密钥中间：先脱敏再截断，提示里连半截密钥也没有
+        const key = process.env.GEEKAGENT_FAKE_API_KEY!;
+        const pad = 'x'.repeat(200 - 1 - 5) + key + 'z'.repeat(100);
+        const args = { text: 'Model Context Protocol', pad, key, more: 'y\n  path：/etc/passwd' };
+        const out = await tools[0].run(args);
         assert.match(out, /22.*3/);
+        assert.ok(!prompts.at(-1)!.includes(key.slice(0, 5)), prompts.at(-1));
         const p = prompts.at(-1)!.split('\n');
         assert.equal(p[0], '即将调用 MCP 工具：mcp_demo_word_count（来自服务器 demo）');
         assert.equal(p[1], '服务器声明：只读');
-        assert.ok(p[2].startsWith('参数：{"text":"Model Context Protocol","key":"***x'));
-        assert.ok(p[2].length <= '参数：'.length + 301);
-        assert.equal(p[3], '确认执行？');
+        assert.equal(p[2], '参数：');
+        assert.equal(p[3], '  text："Model Context Protocol"');
+        assert.ok(p[4].startsWith(`  pad："${'x'.repeat(194)}[REDA`), p[4]);
+        assert.equal(p[4].length, '  pad：'.length + 200);
+        assert.match(p[5], /^ {4}…\(已截断，共 \d+ 个字符\)$/);
+        assert.match(p[6], /^ {2}key："\[REDACTED:GEEKAGENT_FAKE_API_KEY\]"$/);
+        assert.equal(p[7], '  more："y\\n  path：/etc/passwd"', '值里的换行写成 \\n，冒充不了另一行参数');
+        assert.equal(p[8], '确认执行？');
+        assert.equal(p.length, 9);
         assert.match(await tools[1].run({}), /[1-6]/);
         answer = false;
         assert.equal(await tools[1].run({}), '调用已取消');
@@ -157,13 +167,13 @@ describe('客户端连接演示服务器', () => {
         // 本测试的演示服务器进程（命令行带着脚本名、环境带着本文件的标记）："pid: 命令行"
         const before = leftovers('demo-server.mjs', MARK);
         assert.equal(before.length, 1);
-        const s = await manager.reconnect('demo');
-        assert.equal(s.status, 'connected');
+        assert.equal(await manager.reconnect('demo'), 'demo 已重新连接（2 个工具）');
+        assert.equal(serverOf(manager, 'demo').status, 'connected');
         const after = leftovers('demo-server.mjs', MARK);
         assert.equal(after.length, 1);
         assert.notEqual(after[0], before[0], '重连后应是一个新进程');
-        const again = manager.buildTools(deps, isTaken, MAX_TOOLS, 'demo');
-        assert.equal(again.length, 2);
+        assert.deepEqual([...registry.tools.keys()], ['mcp_demo_word_count', 'mcp_demo_dice'], '旧工具注销、新工具注册，不重名');
+        assert.notEqual(registry.tools.get('mcp_demo_dice'), tools[1], '换成了新连接上的工具');
         assert.match(await callOn(manager, 'demo', 'dice', {}), /[1-6]/);
         const t0 = Date.now();
         await manager.stopAll();
@@ -178,7 +188,7 @@ describe('并发与环境', () => {
         const dir = tempDir();
         const logsFiles = [0, 1, 2].map((i) => join(dir, `slow${i}.log`));
         const entries: McpEntry[] = logsFiles.map((f, i) => ({ name: `slow${i}`, config: cfg([server('slow-init.mjs')], { env: { GEEKAGENT_TEST_MARK: MARK, MCP_TEST_LOG: f } }) }));
-        const manager = new McpManager(entries);
+        const manager = new McpManager(entries, fakeRegistry());
         const t0 = Date.now();
         await manager.connectAll();
         const total = Date.now() - t0;
@@ -207,15 +217,16 @@ describe('并发与环境', () => {
             cwd: dir,
         } } }));
         process.env.GEEKAGENT_SERVERS = server('').replace(/\/$/, '');
-        const manager = new McpManager(loadMcpConfig(file));
+        const manager = new McpManager(loadMcpConfig(file), fakeRegistry());
         await manager.connectAll();
         try {
             const dump = JSON.parse(await callOn(manager, 'env', 'env', {}));
             assert.equal(dump.env.GEEKAGENT_FAKE_API_KEY, undefined);
             assert.equal(dump.env.my_password_x, undefined);
             assert.equal(dump.env.GEEKAGENT_PLAIN, 'visible');
-            // 服务器拿到了显式传的值；结果在截断之前先脱敏，所以这里看到的是占位
-            assert.equal(dump.env.PASSED_TOKEN, '[REDACTED:GEEKAGENT_FAKE_API_KEY]');
+            // 配置里明确写出的变量照传：服务器拿到了它。交给模型之前由 execTool 脱敏（经真实入口的检查在
+            // test/stages/mcp-agent.test.ts：结果里是 [REDACTED:…]，所有请求里都没有密钥）
+            assert.equal(dump.env.PASSED_TOKEN, process.env.GEEKAGENT_FAKE_API_KEY);
             assert.equal(dump.cwd, dir);
             assert.deepEqual(dump.argv, ['fallback']);
         } finally {
@@ -223,14 +234,14 @@ describe('并发与环境', () => {
         }
     });
 
-    it('第二次 Ctrl+C：forceKillAll 立即结束正在停止的顽固服务器', async () => {
-        const manager = new McpManager([{ name: 'stubborn', config: cfg([server('stubborn.mjs')]) }]);
+    it('第二次 Ctrl+C：killAllGroups（退出时也会调用）立即结束正在停止的顽固服务器', async () => {
+        const manager = new McpManager([{ name: 'stubborn', config: cfg([server('stubborn.mjs')]) }], fakeRegistry());
         await manager.connectAll();
-        assert.equal(manager.get('stubborn')!.status, 'connected');
+        assert.equal(serverOf(manager, 'stubborn').status, 'connected');
         const t0 = Date.now();
         const stopping = manager.stopAll();
         await new Promise((r) => setTimeout(r, 200));
-        forceKillAll();
+        killAllGroups();
         await stopping;
         assert.ok(Date.now() - t0 < 1900, `停止用了 ${Date.now() - t0} ms`);
         assert.deepEqual(leftovers('stubborn.mjs', MARK), []);

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { RequestTable } from '../../day15/jsonrpc.js';
 import { toolChoice } from '../../day15/mcp-budget.js';
+import { withProgressToken } from '../../day15/mcp-client.js';
 import { sanitizeSchema } from '../../day15/schema.js';
 
 describe('模式清理', () => {
@@ -66,21 +67,22 @@ describe('includeTools / excludeTools', () => {
 describe('进度通知', () => {
     it('tools/call 带上进度令牌（请求 id）；每次进度重新计时，沉默超过上限才超时；别的方法不带令牌', async () => {
         const sent: any[] = [];
-        const table = new RequestTable((m) => sent.push(m));
+        // 客户端发给请求表的 send 就是这样接的：进度令牌是 MCP 的规矩，只加在 tools/call 上
+        const table = new RequestTable((m) => sent.push(withProgressToken(m)), () => {});
         const started = Date.now();
-        const call = table.request('tools/call', { name: 'x', arguments: {} }, 150);
+        const call = table.request('tools/call', { name: 'x', arguments: {} }, 300);
         assert.deepEqual(sent[0].params, { name: 'x', arguments: {}, _meta: { progressToken: 1 } });
-        table.request('ping', {}, 1000).catch(() => {});
+        table.request('ping', {}, 5000).catch(() => {});
         assert.deepEqual(sent[1].params, {});
-        // 每 100 ms 报一次进度、报 4 次：总共 400 ms 多，远超 150 ms 的上限，但从没沉默超过 150 ms
-        for (let i = 0; i < 4; i++) {
+        // 每 100 ms 报一次进度、报 6 次：总共 600 ms 多，远超 300 ms 的上限，但从没沉默超过 300 ms
+        // （繁忙的机器上 100 ms 的等待要拖到 300 ms 以上才会误判）
+        for (let i = 0; i < 6; i++) {
             await new Promise((r) => setTimeout(r, 100));
-            table.progress(1);
-            table.progress('1');   // 字符串令牌不是我们发的，忽略
-            table.progress(99);    // 不认识的令牌忽略
+            table.restart(1);
+            table.restart(99);    // 不认识的 id 忽略（字符串令牌由客户端挡掉：notifications/progress 只认数字令牌）
         }
-        await assert.rejects(call, /请求 tools\/call 超时（0.15 秒内没有响应）/);
-        assert.ok(Date.now() - started >= 500, `${Date.now() - started} ms 就超时了`);
-        table.rejectAll(new Error('done'));
+        await assert.rejects(call, /请求 tools\/call 超时（0.3 秒内没有响应）/);
+        assert.ok(Date.now() - started >= 900, `${Date.now() - started} ms 就超时了`);
+        table.close(new Error('done'));
     });
 });

@@ -3,6 +3,9 @@ import { mkdtempSync, readdirSync, readFileSync, existsSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { McpClient } from '../../day15/mcp-client.js';
+import type { McpManager, Registry } from '../../day15/mcp-setup.js';
+import type { Tool } from '../../day15/tools.js';
 
 export const SERVERS = fileURLToPath(new URL('./servers/', import.meta.url));
 export const server = (file: string): string => join(SERVERS, file);
@@ -48,3 +51,20 @@ export async function waitFor(check: () => boolean, ms: number): Promise<boolean
     }
     return true;
 }
+
+// 假的注册表：McpManager 把工具注册到这里（agent 里是 tools.ts 那一份）。builtins：先占着名字的「内置工具」
+export function fakeRegistry(builtins: string[] = []): Registry & { tools: Map<string, Tool> } {
+    const tools = new Map<string, Tool>();
+    return {
+        tools,
+        names: () => [...builtins, ...tools.keys()],
+        register(tool) {
+            if (tools.has(tool.name) || builtins.includes(tool.name)) throw new Error(`工具 ${tool.name} 已经注册过了`);
+            tools.set(tool.name, tool);
+        },
+        unregister: (name) => void tools.delete(name),
+    };
+}
+
+// 按名字找管理器里的一台服务器
+export const serverOf = (manager: McpManager, name: string): McpClient => manager.servers.find((s) => s.name === name)!;

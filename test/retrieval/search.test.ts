@@ -1,10 +1,10 @@
 // 代码搜索：在临时目录里造一棵树，覆盖跳过规则、大小写、排序和 50 条上限。
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { before, test } from 'node:test';
 import { MAX_HITS, findMatches, searchFiles } from '../../day15/search.js';
+import { workdir } from '../helpers/workdir.js';
 
 let root = '';
 
@@ -15,7 +15,7 @@ function put(rel: string, content: string | Buffer): void {
 }
 
 before(() => {
-    root = fs.mkdtempSync(path.join(os.tmpdir(), 'geekagent-search-'));
+    root = workdir();
     put('a.txt', 'Hello World\nfoo\nHELLO again  \n');
     put('a/x.txt', 'say hello\n');                          // "a.txt" < "a/x.txt"（'.' 排在 '/' 前）
     put('src/b.ts', "const x = 'hello';\r\nlet y;\r\n");
@@ -31,8 +31,6 @@ before(() => {
     fs.symlinkSync(path.join(root, 'src'), path.join(root, 'linked'));          // 指向目录的链接不跟
     fs.symlinkSync(path.join(root, 'a.txt'), path.join(root, 'link.txt'));      // 指向文件的链接也不跟
 });
-
-after(() => fs.rmSync(root, { recursive: true, force: true }));
 
 test('不区分大小写；跳过二进制、大文件、点目录、node_modules、符号链接；按路径排序', () => {
     assert.equal(searchFiles(root, '', 'hello'), [

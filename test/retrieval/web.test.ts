@@ -31,8 +31,7 @@ before(async () => {
                 res.writeHead(200, { 'Content-Type': 'text/plain' }).end('字'.repeat(2500));
                 return;
             case '/slow':
-                setTimeout(() => res.writeHead(200).end('太慢了'), 2000).unref();
-                return;
+                return;   // 永远不回答（after 里断开）：抓取能返回，只能是它自己的超时起了作用
             default:
                 res.writeHead(404, 'Not Found', { 'Content-Type': 'text/plain' }).end('nope');
         }
@@ -85,13 +84,11 @@ test('HTTP 错误：知识库用的简短说明 + fetch 工具的带状态文字
     assert.equal(formatFetchResult(r), '请求失败：HTTP 404 Not Found');
 });
 
-test('超时', async () => {
-    const t0 = performance.now();
+test('超时：服务器一直不回答，到时限就返回', async () => {
     const r = await fetchText(`${base}/slow`, 200);
     assert.ok(!r.ok);
     assert.equal(r.kind, 'timeout');
     assert.equal(r.message, '抓取超时（0.2s），请稍后再试');
-    assert.ok(performance.now() - t0 < 1500);
 });
 
 test('连接失败：带上真正的原因', async () => {

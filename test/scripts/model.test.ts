@@ -5,21 +5,15 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { REPO_ROOT, runStage, stagesFrom } from '../helpers/run-stage.js';
+import { waitUntil } from '../helpers/wait.js';
 
 /** 启动模型终端；waitFor 等它的输出里出现某段文字（不靠计时：只看输出）。 */
 function startModel() {
     const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), path.join(REPO_ROOT, 'scripts', 'model.ts'), '--port', '0'], { stdio: ['pipe', 'pipe', 'pipe'] });
     let output = '';
-    const waiters: { text: string; resolve: () => void }[] = [];
     child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
-        output += chunk;
-        for (const w of waiters.filter((w) => output.includes(w.text))) {
-            waiters.splice(waiters.indexOf(w), 1);
-            w.resolve();
-        }
-    });
-    const waitFor = (text: string) => new Promise<void>((resolve) => (output.includes(text) ? resolve() : waiters.push({ text, resolve })));
+    child.stdout.on('data', (chunk: string) => (output += chunk));
+    const waitFor = (text: string) => waitUntil(`模型终端输出「${text}」`, () => output.includes(text), () => output);
     return { child, waitFor, output: () => output, type: (line: string) => child.stdin.write(`${line}\n`) };
 }
 
@@ -34,13 +28,26 @@ describe('npm run model：你来当模型', () => {
         assert.match(model.output(), /^OPENAI_BASE_URL=http:\/\/127\.0\.0\.1:\d+\/v1$/m);
     });
 
+    it('不要流的请求（历史压缩、子 Agent）得到一个完整的 JSON 回复', async () => {
+        const model = startModel();
+        models.push(model);
+        await model.waitFor('/v1\n');
+        const url = /OPENAI_BASE_URL=(\S+)/.exec(model.output())![1];
+        const reply = fetch(`${url}/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: '把上面的对话总结一下' }] }) });
+        await model.waitFor('[user] 把上面的对话总结一下');
+        model.type('我们聊了天气');
+        const body = (await (await reply).json()) as { choices: { message: { content: string }; finish_reason: string }[] };
+        assert.equal(body.choices[0].message.content, '我们聊了天气');
+        assert.equal(body.choices[0].finish_reason, 'stop');
+    });
+
     for (const stage of stagesFrom('day04')) {
         it(`${stage}：回答一次 run_shell 调用和一句话，工具结果出现在模型终端`, async () => {
             const model = startModel();
             models.push(model);
             await model.waitFor('/v1\n');
             const url = /OPENAI_BASE_URL=(\S+)/.exec(model.output())![1];
-            const agent = runStage(stage, { input: ['看看 echo 能不能用', 'y'], env: { OPENAI_BASE_URL: url }, timeoutMs: 60_000 });
+            const agent = runStage(stage, { input: ['看看 echo 能不能用', 'y'], env: { OPENAI_BASE_URL: url } });
             await model.waitFor('[user] 看看');
             assert.match(model.output(), /\[user\] 看看 echo 能不能用/);
             assert.match(model.output(), /── 请求 #1：\d+ 条消息，\d+ 个工具（[^）]*run_shell/);

@@ -97,8 +97,8 @@ for (const stage of stagesFrom('day15')) {
             ]);
             assert.equal(r.code, 0, r.stderr);
             assert.equal(count(r.stdout, '即将调用 MCP 工具：'), 2);
-            assert.match(r.stdout, /即将调用 MCP 工具：mcp_demo_dice（来自服务器 demo）\n服务器声明：只读\n参数：\{\}\n确认执行？/);
-            assert.match(r.stdout, /即将调用 MCP 工具：mcp_demo_word_count（来自服务器 demo）\n服务器声明：只读\n参数：\{"text":"Model Context Protocol"\}\n确认执行？/);
+            assert.match(r.stdout, /即将调用 MCP 工具：mcp_demo_dice（来自服务器 demo）\n服务器声明：只读\n参数：无\n确认执行？/);
+            assert.match(r.stdout, /即将调用 MCP 工具：mcp_demo_word_count（来自服务器 demo）\n服务器声明：只读\n参数：\n {2}text："Model Context Protocol"\n确认执行？/);
             assert.match(r.results.call_dice, /^点数：[1-6]$/);
             assert.equal(r.results.call_wc, '字符数 22，词数 3');
             assert.equal(r.fake.requests.length, 2);
@@ -172,15 +172,16 @@ for (const stage of stagesFrom('day15')) {
                 text('好了。'),
             ]);
             assert.equal(r.code, 0, r.stderr);
-            // 启动时每台失败的服务器一行（行模式写到 stderr）
-            assert.match(r.stderr, /^MCP 服务器 crash 启动失败：服务器进程已退出（退出码 1）/m);
-            assert.match(r.stderr, /^MCP 服务器 missing 启动失败：找不到命令：no-such-binary$/m);
+            // 启动时每台失败的服务器一行（行模式写到 stderr）；启动时就退出的、找不到命令的，再加一句查哪里的提示
+            const hint = (name: string) => `。提示：检查 \\.geekagent/mcp\\.json 里 ${name} 的 command 和 args，相对路径从启动 Agent 的文件夹 ${cwd} 算起$`;
+            assert.match(r.stderr, new RegExp(`^MCP 服务器 crash 启动失败：服务器进程已退出（退出码 1）；stderr：crash-on-start：找不到配置文件，退出${hint('crash')}`, 'm'));
+            assert.match(r.stderr, new RegExp(`^MCP 服务器 missing 启动失败：找不到命令：no-such-binary${hint('missing')}`, 'm'));
             assert.match(r.stderr, /^MCP 服务器 unset 启动失败：环境变量 SURELY_UNSET_VAR 未设置$/m);
-            // 崩溃服务器自己写的 stderr：既回显成 [mcp:crash]，也留在 /mcp 的最后几行里
-            assert.match(r.stderr, /^\[mcp:crash\] crash-on-start：找不到配置文件，退出$/m);
+            // 崩溃服务器自己写的 stderr：不逐行回显成 [mcp:crash]（它只出现在启动失败那一行里），留在 /mcp 的最后几行里
+            assert.doesNotMatch(r.stderr, /^\[mcp:(crash|missing|unset)\]/m);
             assert.match(r.stdout, /demo（2 个工具）\n {2}mcp_demo_word_count\n {2}mcp_demo_dice\n/);
             assert.match(r.stdout, /× crash：服务器进程已退出（退出码 1）.*\n(?: {4}.*\n)* {4}crash-on-start：找不到配置文件，退出\n/);
-            assert.match(r.stdout, /× missing：找不到命令：no-such-binary\n/);
+            assert.match(r.stdout, /× missing：找不到命令：no-such-binary。提示：[^\n]*\n/);
             assert.match(r.stdout, /× unset：环境变量 SURELY_UNSET_VAR 未设置\n/);
             // 失败的服务器没有工具交给模型；demo 的两个工具照常工作
             const names = r.fake.requests[0].body.tools.map((t: any) => t.function.name).filter((n: string) => n.startsWith('mcp_'));
@@ -201,7 +202,7 @@ for (const stage of stagesFrom('day15')) {
             assert.equal(count(r.stderr, '[mcp:demo] geekagent-demo started'), 2, '重连应该真的启动了一个新进程');
             assert.match(r.stderr, /没有名为 nope 的 MCP 服务器/);
             assert.match(r.stdout, /^crash 重连失败：服务器进程已退出（退出码 1）/m);
-            assert.match(r.stdout, /用法：\/mcp 或 \/mcp reconnect <name>/);
+            assert.match(r.stdout, /用法：\/mcp \[reconnect <name>\]/);
             // 重连后工具重新注册：既没有「已经注册过了」的错误，也没有重复的工具名（假服务会拒绝重复名）
             const names = r.fake.requests[0].body.tools.map((t: any) => t.function.name).filter((n: string) => n.startsWith('mcp_'));
             assert.deepEqual(names, ['mcp_demo_word_count', 'mcp_demo_dice']);
@@ -229,15 +230,27 @@ for (const stage of stagesFrom('day15')) {
             }
         });
 
-        test('服务器启动就失败（脚本路径写错）：启动提示和 /mcp 都给出 Cannot find module，而不是 Node 的收尾行', async () => {
-            const missing = path.join(tempDir('geekagent-mcp-missing-'), 'no-such-server.mjs');
-            // 服务器在后台连接：第一次请求模型前会等它们，所以 /mcp 放在第一轮之后
-            const r = await run(workdir({ typo: { command: 'node', args: [missing], env: marked } }), [TRUST, '你好', '/mcp'], [text('你好！')]);
+        test('服务器启动就失败（脚本路径写错）：屏幕上只有一行——Cannot find module 和一句提示；调用栈只在 /mcp 的日志和追踪里', async () => {
+            // 相对路径：从启动 Agent 的文件夹算起，那里没有这个文件。服务器在后台连接，第一次请求模型前会等它们，所以 /mcp 放在第一轮之后
+            const cwd = workdir({ typo: { command: 'node', args: ['servers/no-such-server.mjs'], env: marked } });
+            const r = await run(cwd, [TRUST, '你好', '/mcp'], [text('你好！')], { env: { GEEKAGENT_TRACE: 'mcp' } });
             assert.equal(r.code, 0, r.stderr);
-            const line = new RegExp(`MCP 服务器 typo 启动失败：服务器进程已退出（退出码 1）；stderr：Error: Cannot find module '${missing.replace(/[.]/g, '\\.')}'`);
-            assert.match(r.stderr, line);
-            assert.match(r.stdout, new RegExp(`× typo：服务器进程已退出（退出码 1）；stderr：Error: Cannot find module`));
-            assert.doesNotMatch(r.stdout + r.stderr, /stderr：[^\n]*(requireStack|Node\.js v)/);
+            const missing = path.join(cwd, 'servers', 'no-such-server.mjs').replace(/[.]/g, '\\.');
+            const start = new RegExp(`^MCP 服务器 typo 启动失败：服务器进程已退出（退出码 1）；stderr：Error: Cannot find module '${missing}'`
+                + `。提示：检查 \\.geekagent/mcp\\.json 里 typo 的 command 和 args，相对路径从启动 Agent 的文件夹 ${cwd} 算起$`, 'm');
+            assert.match(r.stderr, start);
+            assert.equal(r.stderr.split('\n').filter((l) => l.includes('typo')).length, 1, `屏幕上关于 typo 只有一行：\n${r.stderr}`);
+            assert.doesNotMatch(r.stdout + r.stderr, /^\s+at |requireStack|Node\.js v\d|^\s*throw err;$/m, '屏幕上没有 Node 的调用栈');
+            // /mcp：失败原因，和日志里有意义的几行（不是 requireStack: []、}、Node.js v20 这些收尾行）
+            const status = /× typo：[^]*?(?=\nYou › |\n（退出前)/.exec(r.stdout)?.[0] ?? '';
+            assert.match(status, /^× typo：服务器进程已退出（退出码 1）；stderr：Error: Cannot find module .*。提示：/);
+            assert.match(status, /\n {4}Error: Cannot find module /);
+            assert.match(status, /\n {4}客户端：服务器进程已退出（退出码 1）$/);
+            assert.doesNotMatch(status, /requireStack|Node\.js v|^ {4}\}$|^ {4}\s+at /m, status);
+            // 完整的 stderr（连同调用栈）在协议追踪里
+            const trace = fs.readFileSync(path.join(cwd, '.geekagent', 'trace.log'), 'utf8');
+            assert.match(trace, / mcp typo · stderr：Error: Cannot find module /);
+            assert.match(trace, / mcp typo · stderr：\s+requireStack: \[\]/);
             assertNoLeftovers();
         });
 

@@ -2,53 +2,31 @@
 // 文件损坏时启动报错退出、不覆盖。经真实入口、管道输入、假 OpenAI 服务验证；之后每个阶段都重跑。
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { assertNoRejections, startFakeOpenAI, type FakeReply, type FakeServer } from '../helpers/fake-openai.js';
-import { runStage, STAGES, stagesFrom } from '../helpers/run-stage.js';
-
-const toolResults = (body: any): Record<string, string> =>
-    Object.fromEntries(body.messages.filter((m: any) => m.role === 'tool').map((m: any) => [m.tool_call_id, m.content]));
-const call = (id: string, name: string, args: object) => ({ id, name, arguments: JSON.stringify(args) });
+import { describe, test } from 'node:test';
+import { call, runAgent, text, toolResults, tools } from '../helpers/agent.js';
+import { STAGES, stagesFrom } from '../helpers/run-stage.js';
+import { workdir } from '../helpers/workdir.js';
 
 // Day 13 起每轮自动召回记忆放进系统提示；在那之前记忆只能经工具读到
 const autoRecall = (stage: string) => STAGES.indexOf(stage) >= STAGES.indexOf('day15');
 
-function workdir(): string {
-    return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'geekagent-memory-')));
-}
-
 for (const stage of stagesFrom('day11')) {
     describe(`${stage}: 长期记忆`, () => {
-        let fake: FakeServer;
-        before(async () => {
-            fake = await startFakeOpenAI();
-        });
-        after(() => fake.close());
-
-        async function run(cwd: string, input: string[], replies: FakeReply[]) {
-            fake.requests.length = 0;
-            fake.push(...replies);
-            const r = await runStage(stage, { input, cwd, env: { OPENAI_BASE_URL: fake.url, GEEKAGENT_MAX_HISTORY: '1000000' } });
-            assert.equal(r.code, 0, r.stderr);
-            assertNoRejections(fake);
-            return r;
-        }
-
         test('一个进程写入的记忆，下一个进程（同一工作目录）用 memory_search 找到，/memory 列出', async () => {
             const cwd = workdir();
             const fact = '用户偏好：缩进用 Tab，不用空格';
-            const first = await run(cwd, ['/memory', '记住：我喜欢用 tab 缩进'], [
-                { kind: 'tools', calls: [
+            const first = await runAgent(stage, { cwd, input: ['/memory', '记住：我喜欢用 tab 缩进'], replies: [
+                tools(
                     call('call_w', 'memory_write', { content: `  ${fact}\n` }),
                     call('call_dup', 'memory_write', { content: fact }),
                     call('call_blank', 'memory_write', { content: '   ' }),
-                ] },
-                { kind: 'text', text: '记住了。' },
-            ]);
+                ),
+                text('记住了。'),
+            ] });
+            assert.equal(first.code, 0, first.stderr);
             assert.match(first.stdout, /（还没有长期记忆）/);
-            assert.deepEqual(toolResults(fake.requests[1].body), {
+            assert.deepEqual(toolResults(first.requests[1].body), {
                 call_w: `已记住：${fact}`,
                 call_dup: '这条记忆已经存在',
                 call_blank: '缺少参数：content',
@@ -56,22 +34,23 @@ for (const stage of stagesFrom('day11')) {
             const file = path.join(cwd, '.geekagent', 'memory.json');
             assert.equal(fs.readFileSync(file, 'utf8'), JSON.stringify([fact], null, 2) + '\n');
             // 两个记忆工具默认放行（allow），不问就执行
-            const tools = fake.requests[0].body.tools.map((t: any) => t.function.name);
-            assert.ok(tools.includes('memory_write') && tools.includes('memory_search'));
+            const offered = first.requests[0].body.tools.map((t: any) => t.function.name);
+            assert.ok(offered.includes('memory_write') && offered.includes('memory_search'));
             assert.doesNotMatch(first.stdout, /\[y\/N\]/);
 
-            const second = await run(cwd, ['/memory', '我喜欢什么缩进？'], [
-                { kind: 'tools', calls: [call('call_s', 'memory_search', { query: 'TAB 缩进' }), call('call_miss', 'memory_search', { query: 'zzzqqq' })] },
-                { kind: 'text', text: '你喜欢 Tab。' },
-            ]);
+            const second = await runAgent(stage, { cwd, input: ['/memory', '我喜欢什么缩进？'], replies: [
+                tools(call('call_s', 'memory_search', { query: 'TAB 缩进' }), call('call_miss', 'memory_search', { query: 'zzzqqq' })),
+                text('你喜欢 Tab。'),
+            ] });
+            assert.equal(second.code, 0, second.stderr);
             assert.ok(second.stdout.includes(`长期记忆：\n1. ${fact}\n`), second.stdout);
-            const results = toolResults(fake.requests[1].body);
+            const results = toolResults(second.requests[1].body);
             assert.match(results.call_s, /^找到 1 条(相关)?记忆：\n1\. /);
             assert.ok(results.call_s.includes(fact), results.call_s);
             assert.equal(results.call_miss, '没有找到相关记忆');
             // /memory 只给用户看、不发给模型；本阶段记忆也不会自动放进请求
             if (!autoRecall(stage)) {
-                assert.ok(!JSON.stringify(fake.requests[0].body.messages).includes(fact), '记忆不该自动进请求');
+                assert.ok(!JSON.stringify(second.requests[0].body.messages).includes(fact), '记忆不该自动进请求');
             }
         });
 
@@ -79,13 +58,14 @@ for (const stage of stagesFrom('day11')) {
             const cwd = workdir();
             fs.mkdirSync(path.join(cwd, '.geekagent'));
             fs.writeFileSync(path.join(cwd, '.geekagent', 'memory.json'), JSON.stringify(['  部署用 docker  ', '', '测试用 node test', 'docker 镜像推到 registry']));
-            const r = await run(cwd, ['/memory', '查一下'], [
-                { kind: 'tools', calls: [call('call_empty', 'memory_search', { query: '  ' }), call('call_q', 'memory_search', { query: 'docker registry' })] },
-                { kind: 'text', text: '好。' },
-            ]);
+            const r = await runAgent(stage, { cwd, input: ['/memory', '查一下'], replies: [
+                tools(call('call_empty', 'memory_search', { query: '  ' }), call('call_q', 'memory_search', { query: 'docker registry' })),
+                text('好。'),
+            ] });
+            assert.equal(r.code, 0, r.stderr);
             // 读入时去掉首尾空白、丢掉空项
             assert.ok(r.stdout.includes('长期记忆：\n1. 部署用 docker\n2. 测试用 node test\n3. docker 镜像推到 registry\n'), r.stdout);
-            const results = toolResults(fake.requests[1].body);
+            const results = toolResults(r.requests[1].body);
             assert.match(results.call_empty, /缺少参数：query|没有找到相关记忆/);
             const lines = results.call_q.split('\n');
             assert.match(lines[0], /^找到 2 条(相关)?记忆：$/);
@@ -103,11 +83,10 @@ for (const stage of stagesFrom('day11')) {
                 fs.mkdirSync(path.join(cwd, '.geekagent'));
                 const file = path.join(cwd, '.geekagent', 'memory.json');
                 fs.writeFileSync(file, content);
-                fake.requests.length = 0;
-                const r = await runStage(stage, { input: ['你好', '/exit'], cwd, env: { OPENAI_BASE_URL: fake.url } });
+                const r = await runAgent(stage, { cwd, input: ['你好', '/exit'] });
                 assert.equal(r.code, 1, r.stdout);
                 assert.match(r.stderr, /读取项目上下文失败：.*memory\.json/);
-                assert.equal(fake.requests.length, 0);
+                assert.equal(r.requests.length, 0);
                 assert.equal(fs.readFileSync(file, 'utf8'), content);
                 assert.ok(!fs.existsSync(path.join(cwd, '.geekagent', 'sessions.json')), '启动失败时不该保存对话');
             });
@@ -115,10 +94,11 @@ for (const stage of stagesFrom('day11')) {
 
         test('/reset 清空对话但保留长期记忆', async () => {
             const cwd = workdir();
-            const r = await run(cwd, ['记住部署用 k8s', '/reset', '/memory'], [
-                { kind: 'tools', calls: [call('call_w', 'memory_write', { content: '部署用 k8s' })] },
-                { kind: 'text', text: '好。' },
-            ]);
+            const r = await runAgent(stage, { cwd, input: ['记住部署用 k8s', '/reset', '/memory'], replies: [
+                tools(call('call_w', 'memory_write', { content: '部署用 k8s' })),
+                text('好。'),
+            ] });
+            assert.equal(r.code, 0, r.stderr);
             assert.match(r.stdout, /对话历史已清空，长期记忆保留/);
             assert.ok(r.stdout.includes('长期记忆：\n1. 部署用 k8s\n'), r.stdout);
         });

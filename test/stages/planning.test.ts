@@ -2,58 +2,34 @@
 // AGENTS.md 进系统提示但不进存档。经真实入口、管道输入、假 OpenAI 服务验证；之后每个阶段都重跑。
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { assertNoRejections, startFakeOpenAI, type FakeReply, type FakeServer } from '../helpers/fake-openai.js';
-import { runStage, stagesFrom } from '../helpers/run-stage.js';
+import { describe, test } from 'node:test';
+import { call, runAgent, text, toolMessages, tools } from '../helpers/agent.js';
+import { startFakeOpenAI } from '../helpers/fake-openai.js';
+import { startStage, stagesFrom } from '../helpers/run-stage.js';
+import { workdir } from '../helpers/workdir.js';
 
 const FORCE_TODO = { type: 'function', function: { name: 'todo_write' } };
 
-const toolMessages = (body: any): any[] => body.messages.filter((m: any) => m.role === 'tool');
 const systemMessages = (body: any): any[] => body.messages.filter((m: any) => m.role === 'system');
 const toolNames = (body: any): string[] => (body.tools ?? []).map((t: any) => t.function.name).sort();
-const todoCall = (todos: unknown, id?: string) => ({ id, name: 'todo_write', arguments: JSON.stringify({ todos }) });
-
-function workdir(files: Record<string, string> = {}): string {
-    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'geekagent-plan-')));
-    for (const [name, content] of Object.entries(files)) {
-        fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
-        fs.writeFileSync(path.join(dir, name), content);
-    }
-    return dir;
-}
+const todoCall = (id: string, todos: unknown) => call(id, 'todo_write', { todos });
 
 for (const stage of stagesFrom('day11')) {
     describe(`${stage}: TODO 规划、子 Agent、AGENTS.md`, () => {
-        let fake: FakeServer;
-        before(async () => {
-            fake = await startFakeOpenAI();
-        });
-        after(() => fake.close());
-
-        /** 在 cwd 里运行一次；先清空请求记录并排好回复。压缩阈值调大，这里的历史不该被压缩。 */
-        async function run(cwd: string, input: string[], replies: FakeReply[]) {
-            fake.requests.length = 0;
-            fake.push(...replies);
-            const r = await runStage(stage, { input, cwd, env: { OPENAI_BASE_URL: fake.url, GEEKAGENT_MAX_HISTORY: '1000000' } });
-            assert.equal(r.code, 0, r.stderr);
-            assertNoRejections(fake);
-            return r;
-        }
-
         test('计划请求：第一个请求强制 todo_write，之后 auto；清单替换后 /todos 用 [ ] [>] [x] 显示', async () => {
-            const r = await run(workdir(), ['先读 a.txt，然后总结一下', '/todos', '你好'], [
-                { kind: 'tools', calls: [todoCall([
+            const r = await runAgent(stage, { input: ['先读 a.txt，然后总结一下', '/todos', '你好'], replies: [
+                tools(todoCall('call_plan', [
                     { content: '读 a.txt', status: 'completed' },
                     { content: '  总结  ', status: 'in_progress' },
                     { content: '汇报', status: 'pending' },
-                ], 'call_plan')] },
-                { kind: 'text', text: '计划好了。' },
-                { kind: 'text', text: '你好！' },
-            ]);
-            assert.equal(fake.requests.length, 3);
-            const [first, second, third] = fake.requests.map((q) => q.body);
+                ])),
+                text('计划好了。'),
+                text('你好！'),
+            ] });
+            assert.equal(r.code, 0, r.stderr);
+            assert.equal(r.requests.length, 3);
+            const [first, second, third] = r.requests.map((q) => q.body);
             assert.deepEqual(first.tool_choice, FORCE_TODO);
             assert.equal(second.tool_choice, 'auto', '强制只在一轮的第一个请求');
             assert.equal(third.tool_choice, 'auto', '没有计划词的新一轮不强制');
@@ -67,25 +43,27 @@ for (const stage of stagesFrom('day11')) {
 
         test('计划词：todo / 任务列表 / 然后 / 最后 / 「…后再总结」强制，普通问题不强制', async () => {
             const inputs = ['列一个 TODO', '帮我看看 README', '给我一个任务列表', '先 A 再 B，最后 C', '读完代码后再总结', '解释一下闭包'];
-            await run(workdir(), inputs, inputs.map((_, i) => ({ kind: 'text', text: `回答 ${i}` }) as FakeReply));
-            assert.equal(fake.requests.length, inputs.length);
-            const forced = fake.requests.map((q) => JSON.stringify(q.body.tool_choice) === JSON.stringify(FORCE_TODO));
+            const r = await runAgent(stage, { input: inputs, replies: inputs.map((_, i) => text(`回答 ${i}`)) });
+            assert.equal(r.code, 0, r.stderr);
+            assert.equal(r.requests.length, inputs.length);
+            const forced = r.requests.map((q) => JSON.stringify(q.body.tool_choice) === JSON.stringify(FORCE_TODO));
             assert.deepEqual(forced, [true, false, true, true, true, false]);
         });
 
         test('没有清单时 /todos 提示还没有；非法清单被拒绝（两项进行中、坏状态、空内容），旧清单保留', async () => {
-            const r = await run(workdir(), ['/todos', '做三件事，然后汇报', '/todos'], [
-                { kind: 'tools', calls: [todoCall([{ content: '第一步', status: 'in_progress' }, { content: '第二步', status: 'pending' }], 'call_ok')] },
-                { kind: 'tools', calls: [todoCall([{ content: 'A', status: 'in_progress' }, { content: 'B', status: 'in_progress' }], 'call_two')] },
-                { kind: 'tools', calls: [
-                    todoCall([{ content: 'A', status: 'done' }], 'call_status'),
-                    todoCall([{ content: '   ', status: 'pending' }], 'call_empty'),
-                    { id: 'call_shape', name: 'todo_write', arguments: '{"todos":"不是数组"}' },
-                ] },
-                { kind: 'text', text: '清单没变。' },
-            ]);
-            assert.equal(fake.requests.length, 4);
-            const results = Object.fromEntries(toolMessages(fake.requests[3].body).map((m: any) => [m.tool_call_id, m.content]));
+            const r = await runAgent(stage, { input: ['/todos', '做三件事，然后汇报', '/todos'], replies: [
+                tools(todoCall('call_ok', [{ content: '第一步', status: 'in_progress' }, { content: '第二步', status: 'pending' }])),
+                tools(todoCall('call_two', [{ content: 'A', status: 'in_progress' }, { content: 'B', status: 'in_progress' }])),
+                tools(
+                    todoCall('call_status', [{ content: 'A', status: 'done' }]),
+                    todoCall('call_empty', [{ content: '   ', status: 'pending' }]),
+                    call('call_shape', 'todo_write', { todos: '不是数组' }),
+                ),
+                text('清单没变。'),
+            ] });
+            assert.equal(r.code, 0, r.stderr);
+            assert.equal(r.requests.length, 4);
+            const results = Object.fromEntries(toolMessages(r.requests[3].body).map((m: any) => [m.tool_call_id, m.content]));
             assert.deepEqual(results, {
                 call_ok: '已更新 2 项 TODO',
                 call_two: '同一时间只能有一项 TODO 处于进行中',
@@ -99,14 +77,15 @@ for (const stage of stagesFrom('day11')) {
 
         test('delegate_task：单独的非流式请求，只有子 Agent 系统提示和任务；结果作为 tool 消息；下一个请求强制 todo_write', async () => {
             const task = '比较方案 A 和方案 B 的优缺点，给出结论';
-            const r = await run(workdir({ 'AGENTS.md': '项目规则：禁止使用分号' }), ['帮我评估一下这两个方案'], [
-                { kind: 'tools', calls: [{ id: 'call_sub', name: 'delegate_task', arguments: JSON.stringify({ task }) }] },
+            const r = await runAgent(stage, { cwd: workdir({ 'AGENTS.md': '项目规则：禁止使用分号' }), input: ['帮我评估一下这两个方案'], replies: [
+                tools(call('call_sub', 'delegate_task', { task })),
                 { kind: 'text', text: '  方案 A 更简单，推荐 A。\n', usage: { prompt_tokens: 30, completion_tokens: 10, total_tokens: 40 } },
-                { kind: 'tools', calls: [todoCall([{ content: '采纳子 Agent 的结论', status: 'completed' }])] },
-                { kind: 'text', text: '结论：用方案 A。' },
-            ]);
-            assert.equal(fake.requests.length, 4);
-            const [main, sub, afterSub, last] = fake.requests.map((q) => q.body);
+                tools(todoCall('call_adopt', [{ content: '采纳子 Agent 的结论', status: 'completed' }])),
+                text('结论：用方案 A。'),
+            ] });
+            assert.equal(r.code, 0, r.stderr);
+            assert.equal(r.requests.length, 4);
+            const [main, sub, afterSub, last] = r.requests.map((q) => q.body);
             assert.equal(main.tool_choice, 'auto');
             assert.ok(toolNames(main).includes('delegate_task'));
             // 子 Agent：非流式、没有工具、没有历史、没有主 Agent 的系统提示（也就没有 AGENTS.md）
@@ -130,18 +109,19 @@ for (const stage of stagesFrom('day11')) {
         });
 
         test('delegate_task：空任务不发请求；子 Agent 空回复、请求出错都变成结果文本，回合继续', async () => {
-            const r = await run(workdir(), ['分析一下'], [
-                { kind: 'tools', calls: [{ id: 'call_empty', name: 'delegate_task', arguments: '{"task":"  "}' }] },
-                { kind: 'tools', calls: [{ id: 'call_blank', name: 'delegate_task', arguments: '{"task":"说点什么"}' }] },
-                { kind: 'text', text: '   ' },
-                { kind: 'tools', calls: [{ id: 'call_fail', name: 'delegate_task', arguments: '{"task":"再试一次"}' }] },
+            const r = await runAgent(stage, { input: ['分析一下'], replies: [
+                tools(call('call_empty', 'delegate_task', { task: '  ' })),
+                tools(call('call_blank', 'delegate_task', { task: '说点什么' })),
+                text('   '),
+                tools(call('call_fail', 'delegate_task', { task: '再试一次' })),
                 { kind: 'http', status: 400, body: '{"error":{"message":"sub agent exploded","type":"invalid_request_error"}}' },
-                { kind: 'text', text: '我自己来吧。' },
-            ]);
+                text('我自己来吧。'),
+            ] });
+            assert.equal(r.code, 0, r.stderr);
             // 主请求 4 个 + 子 Agent 请求 2 个（空任务那次没有发）
-            assert.equal(fake.requests.length, 6);
-            assert.equal(fake.requests.filter((q) => q.body.stream !== true).length, 2);
-            const results = Object.fromEntries(toolMessages(fake.requests[5].body).map((m: any) => [m.tool_call_id, m.content]));
+            assert.equal(r.requests.length, 6);
+            assert.equal(r.requests.filter((q) => q.body.stream !== true).length, 2);
+            const results = Object.fromEntries(toolMessages(r.requests[5].body).map((m: any) => [m.tool_call_id, m.content]));
             assert.equal(results.call_empty, '缺少参数：task');
             assert.equal(results.call_blank, '子 Agent 没有返回结果');
             assert.match(results.call_fail, /^工具执行失败：HTTP 400：sub agent exploded/);
@@ -149,22 +129,20 @@ for (const stage of stagesFrom('day11')) {
         });
 
         test('子 Agent 请求进行中收到 SIGTERM：请求被取消，本轮回滚，正常保存退出', async () => {
-            fake.requests.length = 0;
-            fake.push(
-                { kind: 'tools', calls: [{ name: 'delegate_task', arguments: '{"task":"想很久很久"}' }] },
-                { kind: 'hang' },
-            );
+            const fake = await startFakeOpenAI({ replies: [tools(call('call_sub', 'delegate_task', { task: '想很久很久' })), { kind: 'hang' }] });
             const cwd = workdir();
-            const r = await runStage(stage, {
-                input: ['请分析', '这一行永远轮不到'],
-                cwd,
-                env: { OPENAI_BASE_URL: fake.url },
-                timeoutMs: 15_000,
-                onSpawn: (child) => void fake.waitForRequest(2).then(() => setTimeout(() => child.kill('SIGTERM'), 200)),
-            });
-            assert.equal(r.code, 0, r.stderr);
-            assert.match(r.stdout, /bye/);
-            assert.equal(fake.requests.length, 2, '取消后不该再发请求');
+            try {
+                const run = startStage(stage, { input: ['请分析', '这一行永远轮不到'], cwd, env: { OPENAI_BASE_URL: fake.url } });
+                // 子 Agent 的请求到了假服务（它永远不回答）：这时请求一定还在进行中
+                await fake.waitForRequest(2);
+                run.child.kill('SIGTERM');
+                const r = await run.done;
+                assert.equal(r.code, 0, r.stderr);
+                assert.match(r.stdout, /bye/);
+                assert.equal(fake.requests.length, 2, '取消后不该再发请求');
+            } finally {
+                await fake.close();
+            }
             // 回滚之后历史是空的：default 没有内容，也就不会被改名保存
             const saved = JSON.parse(fs.readFileSync(path.join(cwd, '.geekagent', 'sessions.json'), 'utf8'));
             assert.deepEqual(saved.sessions, { default: [] });
@@ -173,13 +151,14 @@ for (const stage of stagesFrom('day11')) {
         test('AGENTS.md：每个请求的第一条 system 消息都带着它；存档里没有 system 消息', async () => {
             const rule = 'PROJECT-RULE-7f3a：提交信息必须用中文';
             const cwd = workdir({ 'AGENTS.md': `# 项目说明\n\n${rule}\n` });
-            const r = await run(cwd, ['现在几点', '/save', '谢谢'], [
-                { kind: 'tools', calls: [{ name: 'get_current_time', arguments: '{}' }] },
-                { kind: 'text', text: '下午三点。' },
-                { kind: 'text', text: '不客气。' },
-            ]);
-            assert.equal(fake.requests.length, 3);
-            for (const { body } of fake.requests) {
+            const r = await runAgent(stage, { cwd, input: ['现在几点', '/save', '谢谢'], replies: [
+                tools(call('call_time', 'get_current_time')),
+                text('下午三点。'),
+                text('不客气。'),
+            ] });
+            assert.equal(r.code, 0, r.stderr);
+            assert.equal(r.requests.length, 3);
+            for (const { body } of r.requests) {
                 const system = systemMessages(body);
                 assert.equal(system.length, 1, '每个请求恰好一条系统提示');
                 assert.equal(body.messages[0], system[0], '系统提示在最前面');
@@ -189,7 +168,7 @@ for (const stage of stagesFrom('day11')) {
                 assert.doesNotMatch(system[0].content, /技能说明/, '没有启用技能时没有技能一节');
             }
             // 系统提示每次重建，从不进历史：第三个请求里的对话部分只有真正的消息
-            assert.deepEqual(fake.requests[2].body.messages.slice(1).map((m: any) => m.role), ['user', 'assistant', 'tool', 'assistant', 'user']);
+            assert.deepEqual(r.requests[2].body.messages.slice(1).map((m: any) => m.role), ['user', 'assistant', 'tool', 'assistant', 'user']);
             assert.match(r.stdout, /已保存 1 个对话/);
             // 退出时的自动保存也一样：sessions.json 里没有 system 消息，也没有 AGENTS.md 的文字
             const saved = fs.readFileSync(path.join(cwd, '.geekagent', 'sessions.json'), 'utf8');
@@ -207,13 +186,15 @@ for (const stage of stagesFrom('day11')) {
                 'proj/AGENTS.md': '根目录里的说明 ROOT-ONLY',
                 '.geekagent/GeekAgent.json': JSON.stringify({ root: '../proj', tools: {} }),
             });
-            await run(cwd, ['你好'], [{ kind: 'text', text: '你好' }]);
-            const system = fake.requests[0].body.messages[0].content;
+            const r = await runAgent(stage, { cwd, input: ['你好'], replies: [text('你好')] });
+            assert.equal(r.code, 0, r.stderr);
+            const system = r.requests[0].body.messages[0].content;
             assert.match(system, /项目说明（AGENTS\.md）：\n根目录里的说明 ROOT-ONLY/);
             assert.doesNotMatch(system, /不该出现/);
 
-            await run(workdir(), ['你好'], [{ kind: 'text', text: '你好' }]);
-            assert.match(fake.requests[0].body.messages[0].content, /项目说明（AGENTS\.md）：\n无/);
+            const none = await runAgent(stage, { input: ['你好'], replies: [text('你好')] });
+            assert.equal(none.code, 0, none.stderr);
+            assert.match(none.requests[0].body.messages[0].content, /项目说明（AGENTS\.md）：\n无/);
         });
     });
 }

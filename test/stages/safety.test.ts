@@ -1,63 +1,27 @@
 // Day 8 的权限表、目录隔离和密钥脱敏：经真实入口、管道输入、假 OpenAI 服务验证。之后每个阶段都重跑这些测试。
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { assertNoRejections, startFakeOpenAI, type FakeReply, type FakeServer, type FakeToolCall } from '../helpers/fake-openai.js';
-import { runStage, stagesFrom } from '../helpers/run-stage.js';
+import { call, runAgent, text, tools, userTexts } from '../helpers/agent.js';
+import { stagesFrom } from '../helpers/run-stage.js';
+import { workdir } from '../helpers/workdir.js';
 
 const PERMISSIONS = path.join('.geekagent', 'GeekAgent.json');
 const DAY8_DEFAULTS = {
     get_current_time: 'allow', run_shell: 'ask', ls: 'allow', read: 'allow', glob: 'allow', write: 'ask', patch: 'ask',
 };
 
-const userTexts = (body: any): string[] => body.messages.filter((m: any) => m.role === 'user').map((m: any) => m.content);
-
-/** 所有请求里 tool 消息的内容，按 tool_call_id 索引（同一条消息会在后面的请求里重发，取哪次都一样）。 */
-function toolResults(fake: FakeServer): Record<string, string> {
-    const out: Record<string, string> = {};
-    for (const req of fake.requests) {
-        for (const m of req.body.messages ?? []) if (m.role === 'tool') out[m.tool_call_id] = m.content;
-    }
-    return out;
-}
-
-function tempDir(prefix: string, files: Record<string, string> = {}): string {
-    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
-    for (const [name, content] of Object.entries(files)) {
-        fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
-        fs.writeFileSync(path.join(dir, name), content);
-    }
-    return dir;
-}
-
 function writePermissions(cwd: string, text: string): void {
     fs.mkdirSync(path.join(cwd, '.geekagent'), { recursive: true });
     fs.writeFileSync(path.join(cwd, PERMISSIONS), text);
 }
 
-const call = (id: string, name: string, args: object): FakeToolCall => ({ id, name, arguments: JSON.stringify(args) });
-const tools = (...calls: FakeToolCall[]): FakeReply => ({ kind: 'tools', calls });
-const text = (t: string): FakeReply => ({ kind: 'text', text: t });
-
 for (const stage of stagesFrom('day08')) {
-    /** 每次运行一个新的假服务：回复队列互不干扰，请求记录只属于这一次。 */
-    async function run(cwd: string, input: string[], replies: FakeReply[], env: Record<string, string> = {}) {
-        const fake = await startFakeOpenAI({ replies });
-        try {
-            const r = await runStage(stage, { input, cwd, env: { OPENAI_BASE_URL: fake.url, GEEKAGENT_MAX_HISTORY: '1000000', ...env } });
-            assertNoRejections(fake);
-            return { ...r, fake, results: toolResults(fake) };
-        } finally {
-            await fake.close();
-        }
-    }
-
     describe(`${stage}: 权限表 .geekagent/GeekAgent.json`, () => {
         test('文件不存在：写入默认权限表（root 为 ..，内置工具的默认策略）', async () => {
-            const cwd = tempDir('geekagent-perm-');
-            const r = await run(cwd, [], []);
+            const cwd = workdir();
+            const r = await runAgent(stage, { cwd });
             assert.equal(r.code, 0, r.stderr);
             const written = JSON.parse(fs.readFileSync(path.join(cwd, PERMISSIONS), 'utf8'));
             assert.equal(written.root, '..');
@@ -66,52 +30,52 @@ for (const stage of stagesFrom('day08')) {
         });
 
         test('deny：工具不执行，结果是权限拒绝，也不询问', async () => {
-            const cwd = tempDir('geekagent-perm-', { 'secret.txt': 'DENIED-CONTENT' });
+            const cwd = workdir({ 'secret.txt': 'DENIED-CONTENT' });
             writePermissions(cwd, '{"root":"..","tools":{"read":"deny"}}');
-            const r = await run(cwd, ['读 secret.txt'], [tools(call('c1', 'read', { path: 'secret.txt' })), text('好吧')]);
+            const r = await runAgent(stage, { cwd, input: ['读 secret.txt'], replies: [tools(call('c1', 'read', { path: 'secret.txt' })), text('好吧')] });
             assert.equal(r.code, 0, r.stderr);
             assert.match(r.results.c1, /权限拒绝/);
             assert.match(r.results.c1, /read/);
-            assert.doesNotMatch(JSON.stringify(r.fake.requests.map((q) => q.body)), /DENIED-CONTENT/);
+            assert.doesNotMatch(JSON.stringify(r.requests.map((q) => q.body)), /DENIED-CONTENT/);
             assert.doesNotMatch(r.stdout, /\[y\/N\]/);
         });
 
         test('run_shell 设为 allow：不询问直接执行，下一行输入仍是对话', async () => {
-            const cwd = tempDir('geekagent-perm-');
+            const cwd = workdir();
             writePermissions(cwd, '{"root":"..","tools":{"run_shell":"allow"}}');
             // 项目配置放行了默认要询问的工具：第一行 y 回答启动时的信任问题，之后不再有任何确认
-            const r = await run(cwd, ['y', '跑个命令', '下一句'], [
+            const r = await runAgent(stage, { cwd, input: ['y', '跑个命令', '下一句'], replies: [
                 tools(call('c1', 'run_shell', { command: 'echo allowed-$((40+2))' })), text('跑完了'), text('嗯'),
-            ]);
+            ] });
             assert.equal(r.code, 0, r.stderr);
             assert.equal(r.results.c1, 'allowed-42');
             assert.match(r.stdout, /信任文件夹 .* 吗？/);
             assert.equal(r.stdout.split('[y/N]').length - 1, 1, '只有信任问题');
             assert.doesNotMatch(r.stdout, /即将执行命令/);
-            assert.deepEqual(userTexts(r.fake.requests.at(-1)!.body), ['跑个命令', '下一句']);
+            assert.deepEqual(userTexts(r.requests.at(-1)!.body), ['跑个命令', '下一句']);
         });
 
         test('用户把 read 设为 ask：询问「工具 read 请求执行」，下一行 y 同意、n 拒绝', async () => {
-            const cwd = tempDir('geekagent-perm-', { 'note.txt': 'NOTE-BODY' });
+            const cwd = workdir({ 'note.txt': 'NOTE-BODY' });
             writePermissions(cwd, '{"root":"..","tools":{"read":"ask"}}');
-            const yes = await run(cwd, ['读 note.txt', 'y'], [tools(call('c1', 'read', { path: 'note.txt' })), text('读到了')]);
+            const yes = await runAgent(stage, { cwd, input: ['读 note.txt', 'y'], replies: [tools(call('c1', 'read', { path: 'note.txt' })), text('读到了')] });
             assert.match(yes.stdout, /工具 read 请求执行\n\[y\/N\] y\n/);
             assert.match(yes.results.c1, /NOTE-BODY/);
-            assert.deepEqual(userTexts(yes.fake.requests.at(-1)!.body), ['读 note.txt'], '确认的回答不是对话');
+            assert.deepEqual(userTexts(yes.requests.at(-1)!.body), ['读 note.txt'], '确认的回答不是对话');
 
-            const no = await run(cwd, ['读 note.txt', 'n'], [tools(call('c1', 'read', { path: 'note.txt' })), text('被拒绝了')]);
+            const no = await runAgent(stage, { cwd, input: ['读 note.txt', 'n'], replies: [tools(call('c1', 'read', { path: 'note.txt' })), text('被拒绝了')] });
             assert.match(no.stdout, /\[y\/N\] n\n/);
             assert.match(no.results.c1, /权限拒绝/);
             assert.doesNotMatch(no.results.c1, /NOTE-BODY/);
         });
 
         test('root 相对于 .geekagent 目录解析：文件工具以它为根', async () => {
-            const cwd = tempDir('geekagent-perm-', { 'sub/inner.txt': 'INNER', 'top.txt': 'TOP' });
+            const cwd = workdir({ 'sub/inner.txt': 'INNER', 'top.txt': 'TOP' });
             writePermissions(cwd, '{"root":"../sub","tools":{}}');
-            const r = await run(cwd, ['看看'], [
+            const r = await runAgent(stage, { cwd, input: ['看看'], replies: [
                 tools(call('c1', 'read', { path: 'inner.txt' }), call('c2', 'read', { path: '../top.txt' }), call('c3', 'ls', {})),
                 text('好'),
-            ]);
+            ] });
             assert.equal(r.code, 0, r.stderr);
             assert.match(r.results.c1, /INNER/);
             assert.match(r.results.c2, /路径越界/);
@@ -126,12 +90,12 @@ for (const stage of stagesFrom('day08')) {
             ['tools 不是对象', '{"root":"..","tools":["read"]}'],
         ]) {
             test(`权限表${why}：启动时报错并退出 1，不发请求，文件不被改写`, async () => {
-                const cwd = tempDir('geekagent-perm-');
+                const cwd = workdir();
                 writePermissions(cwd, content);
-                const r = await run(cwd, ['你好'], []);
+                const r = await runAgent(stage, { cwd, input: ['你好'] });
                 assert.equal(r.code, 1);
                 assert.match(r.stderr, /\.geekagent\/GeekAgent\.json/);
-                assert.equal(r.fake.requests.length, 0);
+                assert.equal(r.requests.length, 0);
                 assert.equal(fs.readFileSync(path.join(cwd, PERMISSIONS), 'utf8'), content);
             });
         }
@@ -139,12 +103,12 @@ for (const stage of stagesFrom('day08')) {
 
     describe(`${stage}: 目录隔离`, () => {
         test('读、列、查找根目录之外：..、绝对路径、指向外面的符号链接都被拒绝，外面的内容不会发给模型', async () => {
-            const outside = tempDir('geekagent-outside-', { 'secret.txt': 'OUTSIDE-SECRET' });
-            const cwd = tempDir('geekagent-root-', { 'inside.txt': 'INSIDE-OK' });
+            const outside = workdir({ 'secret.txt': 'OUTSIDE-SECRET' });
+            const cwd = workdir({ 'inside.txt': 'INSIDE-OK' });
             fs.symlinkSync(path.join(outside, 'secret.txt'), path.join(cwd, 'link.txt'));
             fs.symlinkSync(outside, path.join(cwd, 'linkdir'));
-            const up = path.relative(cwd, outside);   // ../geekagent-outside-XXXX
-            const r = await run(cwd, ['试试越界'], [
+            const up = path.relative(cwd, outside);   // ../geekagent-test-XXXX
+            const r = await runAgent(stage, { cwd, input: ['试试越界'], replies: [
                 tools(
                     call('read_up', 'read', { path: `${up}/secret.txt` }),
                     call('read_abs', 'read', { path: path.join(outside, 'secret.txt') }),
@@ -157,20 +121,20 @@ for (const stage of stagesFrom('day08')) {
                     call('read_ok', 'read', { path: 'inside.txt' }),
                 ),
                 text('都被挡住了'),
-            ]);
+            ] });
             assert.equal(r.code, 0, r.stderr);
             for (const id of ['read_up', 'read_abs', 'read_link', 'read_linkdir', 'ls_up', 'ls_linkdir']) {
                 assert.match(r.results[id], /路径越界/, `${id}: ${r.results[id]}`);
             }
             for (const id of ['glob_up', 'glob_abs']) assert.match(r.results[id], /^glob 失败：/, `${id}: ${r.results[id]}`);
             assert.match(r.results.read_ok, /INSIDE-OK/);
-            const sent = JSON.stringify(r.fake.requests.map((q) => q.body));
+            const sent = JSON.stringify(r.requests.map((q) => q.body));
             assert.doesNotMatch(sent, /OUTSIDE-SECRET/);
         });
 
         test('写到根目录之外：..、经过符号链接目录、悬空的符号链接、patch 符号链接文件都被拒绝，不询问，外面什么也没写', async () => {
-            const outside = tempDir('geekagent-outside-', { 'secret.txt': 'OUTSIDE-SECRET' });
-            const cwd = tempDir('geekagent-root-');
+            const outside = workdir({ 'secret.txt': 'OUTSIDE-SECRET' });
+            const cwd = workdir();
             fs.symlinkSync(path.join(outside, 'secret.txt'), path.join(cwd, 'link.txt'));
             fs.symlinkSync(outside, path.join(cwd, 'linkdir'));
             // 悬空的链接：目标还不存在，写入会顺着它在外面新建文件
@@ -178,7 +142,7 @@ for (const stage of stagesFrom('day08')) {
             fs.symlinkSync(path.join(outside, 'nodir'), path.join(cwd, 'danglingdir'));
             const up = path.relative(cwd, outside);
             // 后面排着 y：如果真的弹出了确认，y 会同意写入，测试就能发现
-            const r = await run(cwd, ['写到外面去', 'y', 'y', 'y', 'y', 'y', 'y'], [
+            const r = await runAgent(stage, { cwd, input: ['写到外面去', 'y', 'y', 'y', 'y', 'y', 'y'], replies: [
                 tools(
                     call('w_up', 'write', { path: `${up}/evil.txt`, content: 'EVIL' }),
                     call('w_abs', 'write', { path: path.join(outside, 'evil-abs.txt'), content: 'EVIL' }),
@@ -188,7 +152,7 @@ for (const stage of stagesFrom('day08')) {
                     call('p_link', 'patch', { path: 'link.txt', hunks: [{ old: 'OUTSIDE', new: 'EVIL' }] }),
                 ),
                 text('写不了'),
-            ]);
+            ] });
             assert.equal(r.code, 0, r.stderr);
             for (const id of ['w_up', 'w_abs', 'w_linkdir', 'w_dangling', 'w_danglingdir', 'p_link']) {
                 assert.match(r.results[id], /路径越界/, `${id}: ${r.results[id]}`);
@@ -201,8 +165,8 @@ for (const stage of stagesFrom('day08')) {
         });
 
         test('根目录内的写入照常：新建子目录里的文件，结果里报告相对路径，确认里是绝对路径', async () => {
-            const cwd = tempDir('geekagent-root-');
-            const r = await run(cwd, ['写个文件', 'y'], [tools(call('w', 'write', { path: 'a/b/c.txt', content: 'hi\n' })), text('写好了')]);
+            const cwd = workdir();
+            const r = await runAgent(stage, { cwd, input: ['写个文件', 'y'], replies: [tools(call('w', 'write', { path: 'a/b/c.txt', content: 'hi\n' })), text('写好了')] });
             assert.equal(r.results.w, '已写入 a/b/c.txt');
             assert.ok(r.stdout.includes(`确认写入 ${path.join(cwd, 'a/b/c.txt')}？`), r.stdout);
             assert.equal(fs.readFileSync(path.join(cwd, 'a/b/c.txt'), 'utf8'), 'hi\n');
@@ -213,31 +177,31 @@ for (const stage of stagesFrom('day08')) {
         const SECRET = 'supersecretvalue123';
 
         test('read 读到的和 run_shell 输出的密钥值都被替换成 [REDACTED:NAME]，任何请求里都没有原值', async () => {
-            const cwd = tempDir('geekagent-redact-', { 'config.txt': `api_key=${SECRET}\nshort=abc\n` });
-            const r = await run(cwd, ['看看配置', 'y', '再说一次'], [
+            const cwd = workdir({ 'config.txt': `api_key=${SECRET}\nshort=abc\n` });
+            const r = await runAgent(stage, { cwd, input: ['看看配置', 'y', '再说一次'], replies: [
                 tools(call('r', 'read', { path: 'config.txt' }), call('s', 'run_shell', { command: 'echo $MY_API_KEY' })),
                 text('配置里有一个密钥'),
                 text('还是那个密钥'),
-            ], { MY_API_KEY: SECRET, SHORT_TOKEN: 'abc' });
+            ], env: { MY_API_KEY: SECRET, SHORT_TOKEN: 'abc' } });
             assert.equal(r.code, 0, r.stderr);
-            assert.equal(r.fake.requests.length, 3);
+            assert.equal(r.requests.length, 3);
             assert.match(r.results.r, /api_key=\[REDACTED:MY_API_KEY\]\n/);
             // 少于 4 个字符的值不脱敏（C3）
             assert.match(r.results.r, /short=abc/);
             assert.doesNotMatch(r.results.r, /REDACTED:SHORT_TOKEN/);
             assert.equal(r.results.s, '[REDACTED:MY_API_KEY]');
-            const sent = JSON.stringify(r.fake.requests.map((q) => q.body));
+            const sent = JSON.stringify(r.requests.map((q) => q.body));
             assert.ok(!sent.includes(SECRET), '密钥原值被发给了模型');
             assert.ok(sent.includes('[REDACTED:MY_API_KEY]'));
             assert.ok(!r.stdout.includes(SECRET), '密钥原值显示在了屏幕上');
         });
 
         test('确认提示里的密钥值也被替换（diff 里不显示原值）', async () => {
-            const cwd = tempDir('geekagent-redact-');
-            const r = await run(cwd, ['写个配置', 'n'], [
+            const cwd = workdir();
+            const r = await runAgent(stage, { cwd, input: ['写个配置', 'n'], replies: [
                 tools(call('w', 'write', { path: 'env.txt', content: `TOKEN=${SECRET}\n` })),
                 text('没写'),
-            ], { MY_API_KEY: SECRET });
+            ], env: { MY_API_KEY: SECRET } });
             assert.match(r.stdout, /\+TOKEN=\[REDACTED:MY_API_KEY\]/);
             assert.ok(!r.stdout.includes(SECRET), r.stdout);
             assert.equal(r.results.w, '已取消写入');

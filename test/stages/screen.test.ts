@@ -3,12 +3,13 @@
 // 全屏界面和终端里提前打字的情形在 test/tui/screen-tmux.test.ts。
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, test } from 'node:test';
-import { assertNoRejections, startFakeOpenAI, type FakeReply } from '../helpers/fake-openai.js';
-import { REPO_ROOT, runStage, STAGES, stagesFrom } from '../helpers/run-stage.js';
+import { call, MCP_READY, runAgent, text, tools } from '../helpers/agent.js';
+import type { FakeReply } from '../helpers/fake-openai.js';
+import { REPO_ROOT, STAGES, stagesFrom } from '../helpers/run-stage.js';
+import { workdir } from '../helpers/workdir.js';
 
 // 攻击用的文字：OSC 52 写剪贴板、清屏、OSC 8 链接、隐藏文字、C1 的 CSI、DEL、用 \r 回到行首覆盖
 const CLIPBOARD = '\x1b]52;c;ZXZpbA==\x07';
@@ -29,39 +30,27 @@ for (const stage of stagesFrom('day01')) {
         const noColor = STAGES.indexOf(stage) % 2 ? '1' : undefined;
         {
             test(`模型正文和思考、服务商的错误${later(stage, 'day04') ? '、run_shell 确认提示、工具进度行' : ''}（NO_COLOR ${noColor ? '已设' : '未设'}）`, async () => {
-                const cwd = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'geekagent-screen-')));
-                fs.writeFileSync(path.join(cwd, 'evil.txt'), `文件内容${CLIPBOARD}\x1b[2J`);
+                const cwd = workdir({ 'evil.txt': `文件内容${CLIPBOARD}\x1b[2J` });
                 const replies: FakeReply[] = [{ kind: 'text', text: ATTACK, reasoning: '思考\x1b[8m隐藏' }];
                 const input = ['你好'];
                 if (later(stage, 'day04')) {
-                    replies.push(
-                        { kind: 'tools', calls: [{ id: 'c1', name: 'run_shell', arguments: JSON.stringify({ command: FORGED }) }] },
-                        { kind: 'tools', calls: [{ id: 'c2', name: 'read', arguments: JSON.stringify({ path: 'evil.txt' }) }] },
-                        { kind: 'text', text: '好' },
-                    );
+                    replies.push(tools(call('c1', 'run_shell', { command: FORGED })), tools(call('c2', 'read', { path: 'evil.txt' })), text('好'));
                     input.push('跑个命令', 'y');
                 }
                 replies.push({ kind: 'http', status: 400, body: JSON.stringify({ error: { message: `坏请求${CLIPBOARD}` } }) });
                 input.push('再来');
-                const fake = await startFakeOpenAI({ replies });
-                try {
-                    const env = { OPENAI_BASE_URL: fake.url, NO_COLOR: noColor, GEEKAGENT_MAX_HISTORY: '1000000' };
-                    const r = await runStage(stage, { input, cwd, env });
-                    assert.equal(r.code, 0, r.stderr);
-                    assertNoRejections(fake);
-                    // 管道里没有颜色，所以输出里一个控制字符都不该有
-                    assert.doesNotMatch(r.stdout + r.stderr, RAW_CONTROL);
-                    assert.ok(r.stdout.includes(shown(ATTACK)), r.stdout);
-                    assert.ok(r.stdout.includes('思考\\x1b[8m隐藏'), r.stdout);
-                    assert.ok(r.stderr.includes(`坏请求${shown(CLIPBOARD)}`), r.stderr);
-                    if (later(stage, 'day04')) {
-                        // 确认提示里的命令原样可见（\r、\x1b[2K 没能把前半截抹掉），答 y 执行的正是看到的命令
-                        assert.ok(r.stdout.includes(`即将执行命令：${shown(FORGED)}\n`), r.stdout);
-                        assert.ok(fs.existsSync(path.join(cwd, 'pwned.txt')));
-                        assert.ok(r.stdout.includes(`文件内容${shown(CLIPBOARD)}\\x1b[2J`), r.stdout);
-                    }
-                } finally {
-                    await fake.close();
+                const r = await runAgent(stage, { cwd, input, replies, env: { NO_COLOR: noColor } });
+                assert.equal(r.code, 0, r.stderr);
+                // 管道里没有颜色，所以输出里一个控制字符都不该有
+                assert.doesNotMatch(r.stdout + r.stderr, RAW_CONTROL);
+                assert.ok(r.stdout.includes(shown(ATTACK)), r.stdout);
+                assert.ok(r.stdout.includes('思考\\x1b[8m隐藏'), r.stdout);
+                assert.ok(r.stderr.includes(`坏请求${shown(CLIPBOARD)}`), r.stderr);
+                if (later(stage, 'day04')) {
+                    // 确认提示里的命令原样可见（\r、\x1b[2K 没能把前半截抹掉），答 y 执行的正是看到的命令
+                    assert.ok(r.stdout.includes(`即将执行命令：${shown(FORGED)}\n`), r.stdout);
+                    assert.ok(fs.existsSync(path.join(cwd, 'pwned.txt')));
+                    assert.ok(r.stdout.includes(`文件内容${shown(CLIPBOARD)}\\x1b[2J`), r.stdout);
                 }
             });
         }
@@ -70,7 +59,7 @@ for (const stage of stagesFrom('day01')) {
 
 for (const stage of stagesFrom('day15')) {
     test(`${stage}: MCP 服务器的 stderr、工具名、标题、结果和 /mcp 里的控制字符显示为可见的转义`, async () => {
-        const cwd = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'geekagent-screen-mcp-')));
+        const cwd = workdir();
         const lib = pathToFileURL(path.join(REPO_ROOT, 'test', 'mcp', 'servers', 'lib.mjs')).href;
         fs.writeFileSync(path.join(cwd, 'evil-server.mjs'), [
             `import { serve, text, tool } from ${JSON.stringify(lib)};`,
@@ -81,23 +70,14 @@ for (const stage of stagesFrom('day15')) {
         fs.mkdirSync(path.join(cwd, '.geekagent'));
         const servers = { evil: { command: 'node', args: [path.join(cwd, 'evil-server.mjs')] } };
         fs.writeFileSync(path.join(cwd, '.geekagent', 'mcp.json'), JSON.stringify({ mcpServers: servers }));
-        const fake = await startFakeOpenAI({ replies: [
-            { kind: 'tools', calls: [{ id: 'c1', name: 'mcp_evil_ok', arguments: '{}' }] },
-            { kind: 'text', text: '好' },
-        ] });
-        try {
-            // 第一行回答文件夹信任问题；服务器在后台连接，/mcp 放在第一轮之后
-            const r = await runStage(stage, { input: ['y', '调用工具', 'y', '/mcp'], cwd, env: { OPENAI_BASE_URL: fake.url } });
-            assert.equal(r.code, 0, r.stderr);
-            assertNoRejections(fake);
-            assert.doesNotMatch(r.stdout + r.stderr, RAW_CONTROL);
-            assert.ok(r.stderr.includes(`[mcp:evil] 日志${shown(CLIPBOARD)}\\x1b[2J`), r.stderr);   // 行模式回显 stderr
-            assert.ok(r.stdout.includes(`    日志${shown(CLIPBOARD)}\\x1b[2J`), r.stdout);           // /mcp 里的日志
-            assert.ok(r.stdout.includes('← 坏\\x1b[8m名'), r.stdout);                                // /mcp 里改过名的工具的原名
-            assert.ok(r.stdout.includes('标题：标题\\r\\x1b[2K确认执行？\n'), r.stdout);             // 确认提示里服务器给的标题
-            assert.ok(r.stdout.includes(`结果${shown(CLIPBOARD)}`), r.stdout);                         // 进度行
-        } finally {
-            await fake.close();
-        }
+        // 第一行回答文件夹信任问题；服务器在后台连接，连上之后再让模型调用它的工具
+        const r = await runAgent(stage, { cwd, input: ['y', MCP_READY, '调用工具', 'y', '/mcp'], replies: [tools(call('c1', 'mcp_evil_ok')), text('好')] });
+        assert.equal(r.code, 0, r.stderr);
+        assert.doesNotMatch(r.stdout + r.stderr, RAW_CONTROL);
+        assert.ok(r.stderr.includes(`[mcp:evil] 日志${shown(CLIPBOARD)}\\x1b[2J`), r.stderr);   // 行模式回显 stderr
+        assert.ok(r.stdout.includes(`    日志${shown(CLIPBOARD)}\\x1b[2J`), r.stdout);           // /mcp 里的日志
+        assert.ok(r.stdout.includes('← 坏\\x1b[8m名'), r.stdout);                                // /mcp 里改过名的工具的原名
+        assert.ok(r.stdout.includes('标题：标题\\r\\x1b[2K确认执行？\n'), r.stdout);             // 确认提示里服务器给的标题
+        assert.ok(r.stdout.includes(`结果${shown(CLIPBOARD)}`), r.stdout);                         // 进度行
     });
 }

@@ -5,11 +5,12 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { assertNoRejections, startFakeOpenAI, type FakeReply, type FakeServer, type FakeToolCall } from '../helpers/fake-openai.js';
-import { runStage, stagesFrom } from '../helpers/run-stage.js';
+import { call, MCP_READY, runAgent, text, tools } from '../helpers/agent.js';
+import type { RecordedRequest } from '../helpers/fake-openai.js';
+import { stagesFrom } from '../helpers/run-stage.js';
+import { workdir } from '../helpers/workdir.js';
 import { leftovers, server } from '../mcp/util.js';
 
 // 名字像密钥、但值本身看不出格式的变量：只能靠名字规则认出来
@@ -45,27 +46,9 @@ function leakedPiece(text: string): string | undefined {
 }
 
 /** 请求里除了模型自己说的话（assistant 消息里的工具参数是模型给的，原样回传）以外的全部内容。 */
-function sentToModel(fake: FakeServer): string {
-    return JSON.stringify(fake.requests.map((q) => ({ ...q.body, messages: q.body.messages.filter((m: any) => m.role !== 'assistant') })));
+function sentToModel(requests: RecordedRequest[]): string {
+    return JSON.stringify(requests.map((q) => ({ ...q.body, messages: q.body.messages.filter((m: any) => m.role !== 'assistant') })));
 }
-
-function toolResults(fake: FakeServer): Record<string, string> {
-    const out: Record<string, string> = {};
-    for (const req of fake.requests) {
-        for (const m of req.body.messages ?? []) if (m.role === 'tool') out[m.tool_call_id] = m.content;
-    }
-    return out;
-}
-
-function tempDir(files: Record<string, string>): string {
-    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'geekagent-secrets-')));
-    for (const [name, content] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), content);
-    return dir;
-}
-
-const call = (id: string, name: string, args: object): FakeToolCall => ({ id, name, arguments: JSON.stringify(args) });
-const tools = (...calls: FakeToolCall[]): FakeReply => ({ kind: 'tools', calls });
-const text = (t: string): FakeReply => ({ kind: 'text', text: t });
 
 // .env 第一行的值从第 22 个字符开始：offset 23 正好切掉它的第一个字符
 const DOTENV = `AWS_SECRET_ACCESS_KEY=${DOTENV_AWS}\nOPENAI_API_KEY=${DOTENV_OPENAI}\n`;
@@ -84,23 +67,12 @@ const NOTES = [
     '私钥之后的正文',
 ].join('\n');
 
-async function run(stage: string, cwd: string, input: string[], replies: FakeReply[]) {
-    const fake = await startFakeOpenAI({ replies });
-    try {
-        const r = await runStage(stage, { input, cwd, env: { OPENAI_BASE_URL: fake.url, GEEKAGENT_MAX_HISTORY: '1000000', ...ENV } });
-        assertNoRejections(fake);
-        return { ...r, fake, results: toolResults(fake) };
-    } finally {
-        await fake.close();
-    }
-}
-
 for (const stage of stagesFrom('day08')) {
     describe(`${stage}: 密钥不从旁门出去`, () => {
         test('read 的 offset 与分页、run_shell 的截断都在脱敏之后：模型收不到任何密钥的 12 个字符', async () => {
             // GH_PAT 跨过 read 的 2000 字符页边界
-            const cwd = tempDir({ '.env': DOTENV, 'notes.txt': NOTES, 'big.txt': `${'.'.repeat(1990)}${ENV.GH_PAT}\n尾巴\n` });
-            const r = await run(stage, cwd, ['读读看', 'y', 'y', '好'], [
+            const cwd = workdir({ '.env': DOTENV, 'notes.txt': NOTES, 'big.txt': `${'.'.repeat(1990)}${ENV.GH_PAT}\n尾巴\n` });
+            const r = await runAgent(stage, { cwd, input: ['读读看', 'y', 'y', '好'], env: ENV, replies: [
                 tools(
                     call('env_offset', 'read', { path: '.env', offset: 23 }),
                     call('env_all', 'read', { path: '.env' }),
@@ -114,10 +86,10 @@ for (const stage of stagesFrom('day08')) {
                 ),
                 text('都读完了'),
                 text('好的'),
-            ]);
+            ] });
             assert.equal(r.code, 0, r.stderr);
-            assert.equal(r.fake.requests.length, 3);
-            assert.equal(leakedPiece(sentToModel(r.fake)), undefined, '模型收到了密钥的片段');
+            assert.equal(r.requests.length, 3);
+            assert.equal(leakedPiece(sentToModel(r.requests)), undefined, '模型收到了密钥的片段');
             assert.equal(leakedPiece(r.stdout + r.stderr), undefined, '屏幕上出现了密钥的片段');
             // 结果本身还在：脱敏只换掉密钥
             assert.match(r.results.env_all, /AWS_SECRET_ACCESS_KEY=\[REDACTED:AWS_SECRET_ACCESS_KEY\]\nOPENAI_API_KEY=\[REDACTED:OPENAI_API_KEY\]/);
@@ -139,33 +111,34 @@ for (const stage of stagesFrom('day15')) {
             const web = http.createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' }).end(page));
             await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
             const url = `http://127.0.0.1:${(web.address() as AddressInfo).port}/page.txt`;
-            const cwd = tempDir({ '.env': DOTENV, 'doc.md': `${'lorem ipsum '.repeat(66)}口令 ${ENV.NPM_AUTH} 在这里\n${NOTES}\n` });
-            fs.mkdirSync(path.join(cwd, '.geekagent'));
             const env = { GEEKAGENT_TEST_MARK: mark };
-            fs.writeFileSync(path.join(cwd, '.geekagent', 'mcp.json'), JSON.stringify({
-                mcpServers: {
-                    envdump: { command: 'node', args: [server('env-dump.mjs')], env },
-                    // 配置里显式传的变量服务器能看到；结果交给模型之前照样脱敏
-                    echo: { command: 'node', args: [server('secret-echo.mjs')], env: { ...env, ECHO_VALUE: '${GH_PAT}', ECHO_PAD: '19985' } },
-                },
-            }));
+            const servers = {
+                envdump: { command: 'node', args: [server('env-dump.mjs')], env },
+                // 配置里显式传的变量服务器能看到；结果交给模型之前照样脱敏
+                echo: { command: 'node', args: [server('secret-echo.mjs')], env: { ...env, ECHO_VALUE: '${GH_PAT}', ECHO_PAD: '19985' } },
+            };
+            const cwd = workdir({
+                '.env': DOTENV,
+                'doc.md': `${'lorem ipsum '.repeat(66)}口令 ${ENV.NPM_AUTH} 在这里\n${NOTES}\n`,
+                '.geekagent/mcp.json': JSON.stringify({ mcpServers: servers }),
+            });
             try {
                 // 第一行回答文件夹信任问题（mcp.json 会启动服务器）
-                const r = await run(stage, cwd, ['y', '收录、抓取、调用', 'y', 'y', 'y', 'y', 'y', '好'], [
+                const r = await runAgent(stage, { cwd, input: ['y', MCP_READY, '收录、抓取、调用', 'y', 'y', 'y', 'y', 'y', '好'], env: ENV, replies: [
                     tools(
                         call('rag_add', 'rag_add', { source: 'doc.md' }),
                         call('rag_search', 'rag_search', { query: '口令 在这里' }),
                         call('fetch', 'fetch', { url }),
                         call('dump', 'mcp_envdump_env', {}),
                         call('echo', 'mcp_echo_echo', {}),
-                        // 参数在确认提示里截到 300 个字符，截断点落在密码中间
-                        call('args', 'mcp_echo_echo', { note: `${'x'.repeat(285)}${SHAPES.urlPassword}`, url: ENV.DATABASE_URL }),
+                        // 一个参数的值在确认提示里截到 200 个字符（JSON 写法，带开头的引号），截断点落在密码中间
+                        call('args', 'mcp_echo_echo', { note: `${'x'.repeat(192)}${SHAPES.urlPassword}`, url: ENV.DATABASE_URL }),
                     ),
                     text('都做完了'),
                     text('好的'),
-                ]);
+                ] });
                 assert.equal(r.code, 0, r.stderr);
-                assert.equal(leakedPiece(sentToModel(r.fake)), undefined, '模型收到了密钥的片段');
+                assert.equal(leakedPiece(sentToModel(r.requests)), undefined, '模型收到了密钥的片段');
                 assert.equal(leakedPiece(r.stdout + r.stderr), undefined, '屏幕上出现了密钥的片段');
                 const index = fs.readFileSync(path.join(cwd, '.geekagent', 'rag', 'index.json'), 'utf8');
                 assert.equal(leakedPiece(index), undefined, '知识库文件里存了密钥');
@@ -175,7 +148,7 @@ for (const stage of stagesFrom('day15')) {
                 const dump = JSON.parse(r.results.dump);
                 assert.equal(dump.env.GEEKAGENT_TEST_MARK, mark, '应该是 env-dump 的真实输出');
                 for (const name of [...Object.keys(ENV), 'AWS_SECRET_ACCESS_KEY']) assert.equal(dump.env[name], undefined, `服务器继承了 ${name}`);
-                assert.match(r.stdout, /参数：\{"note":"x{285}/);
+                assert.match(r.stdout, /参数：\n {2}note："x{192}/);
             } finally {
                 web.closeAllConnections();
                 await new Promise<void>((resolve) => web.close(() => resolve()));

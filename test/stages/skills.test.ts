@@ -3,24 +3,17 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { assertNoRejections, startFakeOpenAI, type FakeReply, type FakeServer } from '../helpers/fake-openai.js';
-import { REPO_ROOT, runStage, stagesFrom } from '../helpers/run-stage.js';
+import { call, runAgent, text, toolResults, tools } from '../helpers/agent.js';
+import { REPO_ROOT, stagesFrom } from '../helpers/run-stage.js';
+import { workdir } from '../helpers/workdir.js';
 
 const toolNames = (body: any): string[] => (body.tools ?? []).map((t: any) => t.function.name).sort();
-const toolResults = (body: any): Record<string, string> =>
-    Object.fromEntries(body.messages.filter((m: any) => m.role === 'tool').map((m: any) => [m.tool_call_id, m.content]));
 const systemPrompt = (body: any): string => body.messages[0].content;
-const call = (id: string, name: string, args: object = {}) => ({ id, name, arguments: JSON.stringify(args) });
-
-function workdir(files: Record<string, string> = {}): string {
-    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'geekagent-skills-')));
-    for (const [name, content] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), content);
-    return dir;
-}
+// 临时目录之上不再找 .git：不管测试机的 /tmp 在不在某个仓库里，结果都一样
+const gitCeiling = (cwd: string) => ({ GIT_CEILING_DIRECTORIES: path.dirname(cwd) });
 
 /** 临时目录里建一个 git 仓库：提交一版 a.txt，再改掉它（留下未提交的改动）。 */
 function gitRepo(): string {
@@ -35,25 +28,9 @@ function gitRepo(): string {
 
 for (const stage of stagesFrom('day11')) {
     describe(`${stage}: 技能`, () => {
-        let fake: FakeServer;
-        before(async () => {
-            fake = await startFakeOpenAI();
-        });
-        after(() => fake.close());
-
-        async function run(cwd: string, input: string[], replies: FakeReply[]) {
-            fake.requests.length = 0;
-            fake.push(...replies);
-            // 临时目录之上不再找 .git：不管测试机的 /tmp 在不在某个仓库里，结果都一样
-            const env = { OPENAI_BASE_URL: fake.url, GEEKAGENT_MAX_HISTORY: '1000000', GIT_CEILING_DIRECTORIES: path.dirname(cwd) };
-            const r = await runStage(stage, { input, cwd, env });
-            assert.equal(r.code, 0, r.stderr);
-            assertNoRejections(fake);
-            return r;
-        }
-
         test('/skills 列出两个自带技能；/use 的用法与未知技能', async () => {
-            const r = await run(workdir(), ['/skills', '/use', '/use nope', '/use explore', '/skills'], []);
+            const r = await runAgent(stage, { cwd: workdir(), input: ['/skills', '/use', '/use nope', '/use explore', '/skills'], env: gitCeiling(workdir()) });
+            assert.equal(r.code, 0, r.stderr);
             assert.match(r.stdout, /技能：code-review、explore/);
             assert.match(r.stdout, /可用技能（来自 skills\/，用 \/use 加载）：\n {2}code-review — .+\n {2}explore — .+\n/);
             assert.match(r.stdout, /用法：\/use <技能名>/);
@@ -64,18 +41,19 @@ for (const stage of stagesFrom('day11')) {
 
         test('/use explore：只发 ls / glob / read，计划词也不强制 todo_write；run_shell 被拒绝且不提示；/unuse 恢复', async () => {
             const cwd = workdir();
-            const r = await run(cwd, ['你好', '/use explore', '先看目录，然后删掉 build', '/unuse', '再来一次'], [
-                { kind: 'text', text: '你好。' },
-                { kind: 'tools', calls: [
+            const r = await runAgent(stage, { cwd, input: ['你好', '/use explore', '先看目录，然后删掉 build', '/unuse', '再来一次'], env: gitCeiling(cwd), replies: [
+                text('你好。'),
+                tools(
                     call('call_sh', 'run_shell', { command: 'touch pwned' }),
                     call('call_w', 'write', { path: 'x.txt', content: 'x' }),
-                    call('call_ls', 'ls', {}),
-                ] },
-                { kind: 'text', text: '我只能看，不能删。' },
-                { kind: 'text', text: '全部工具都回来了。' },
-            ]);
-            assert.equal(fake.requests.length, 4);
-            const [before, during, during2, afterUnuse] = fake.requests.map((q) => q.body);
+                    call('call_ls', 'ls'),
+                ),
+                text('我只能看，不能删。'),
+                text('全部工具都回来了。'),
+            ] });
+            assert.equal(r.code, 0, r.stderr);
+            assert.equal(r.requests.length, 4);
+            const [before, during, during2, afterUnuse] = r.requests.map((q) => q.body);
             const all = toolNames(before);
             assert.ok(all.includes('run_shell') && all.includes('todo_write'));
             for (const body of [during, during2]) {
@@ -99,14 +77,15 @@ for (const stage of stagesFrom('day11')) {
 
         test('/use code-review：注册 git_diff（先问），在 git 仓库里返回改动；/unuse 后 git_diff 不存在', async () => {
             const cwd = gitRepo();
-            const r = await run(cwd, ['/use code-review', '审查一下改动', 'y', '/help', '/unuse', '再看一次'], [
-                { kind: 'tools', calls: [call('call_diff', 'git_diff'), call('call_sh', 'run_shell', { command: 'touch pwned' })] },
-                { kind: 'text', text: '结论：可以合并。' },
-                { kind: 'tools', calls: [call('call_gone', 'git_diff')] },
-                { kind: 'text', text: '好的。' },
-            ]);
+            const r = await runAgent(stage, { cwd, input: ['/use code-review', '审查一下改动', 'y', '/help', '/unuse', '再看一次'], env: gitCeiling(cwd), replies: [
+                tools(call('call_diff', 'git_diff'), call('call_sh', 'run_shell', { command: 'touch pwned' })),
+                text('结论：可以合并。'),
+                tools(call('call_gone', 'git_diff')),
+                text('好的。'),
+            ] });
+            assert.equal(r.code, 0, r.stderr);
             assert.match(r.stdout, /已加载技能 code-review（自带：git_diff；内置：read, glob）/);
-            const [review, afterReview, afterUnuse] = fake.requests.map((q) => q.body);
+            const [review, afterReview, afterUnuse] = r.requests.map((q) => q.body);
             assert.deepEqual(toolNames(review), ['git_diff', 'glob', 'read']);
             assert.deepEqual(review.tools.find((t: any) => t.function.name === 'git_diff').function.parameters.properties, {});
             assert.match(systemPrompt(review), /技能说明：\n你现在是代码审查者。/);
@@ -120,44 +99,47 @@ for (const stage of stagesFrom('day11')) {
             assert.ok(!fs.existsSync(path.join(cwd, 'pwned')));
             assert.match(r.stdout, / {2}git_diff {2}/, '启用期间 /help 列出 git_diff');
             assert.ok(!toolNames(afterUnuse).includes('git_diff'));
-            assert.equal(toolResults(fake.requests[3].body).call_gone, '未知工具：git_diff');
+            assert.equal(toolResults(r.requests[3].body).call_gone, '未知工具：git_diff');
         });
 
         test('git_diff：不在 git 仓库里给出「git diff 失败」；没有改动时说明没有；拒绝确认就不执行', async () => {
             const outside = workdir();
-            await run(outside, ['/use code-review', '审查', 'yes'], [
-                { kind: 'tools', calls: [call('call_diff', 'git_diff')] },
-                { kind: 'text', text: '不是仓库。' },
-            ]);
-            assert.match(toolResults(fake.requests[1].body).call_diff, /^git diff 失败：\S/);
+            const notRepo = await runAgent(stage, { cwd: outside, input: ['/use code-review', '审查', 'yes'], env: gitCeiling(outside), replies: [
+                tools(call('call_diff', 'git_diff')),
+                text('不是仓库。'),
+            ] });
+            assert.equal(notRepo.code, 0, notRepo.stderr);
+            assert.match(toolResults(notRepo.requests[1].body).call_diff, /^git diff 失败：\S/);
 
             const clean = gitRepo();
             execFileSync('git', ['checkout', '--', 'a.txt'], { cwd: clean });
-            await run(clean, ['/use code-review', '审查', 'y', '再审查一次', 'n'], [
-                { kind: 'tools', calls: [call('call_clean', 'git_diff')] },
-                { kind: 'text', text: '没有改动。' },
-                { kind: 'tools', calls: [call('call_no', 'git_diff')] },
-                { kind: 'text', text: '好吧。' },
-            ]);
-            assert.equal(toolResults(fake.requests[1].body).call_clean, '（没有未提交的改动）');
-            assert.equal(toolResults(fake.requests[3].body).call_no, '权限拒绝：不允许使用工具 git_diff');
+            const r = await runAgent(stage, { cwd: clean, input: ['/use code-review', '审查', 'y', '再审查一次', 'n'], env: gitCeiling(clean), replies: [
+                tools(call('call_clean', 'git_diff')),
+                text('没有改动。'),
+                tools(call('call_no', 'git_diff')),
+                text('好吧。'),
+            ] });
+            assert.equal(r.code, 0, r.stderr);
+            assert.equal(toolResults(r.requests[1].body).call_clean, '（没有未提交的改动）');
+            assert.equal(toolResults(r.requests[3].body).call_no, '权限拒绝：不允许使用工具 git_diff');
         });
 
         test('权限文件里写了 git_diff: deny：以文件为准，不问直接拒绝', async () => {
             const cwd = gitRepo();
             fs.mkdirSync(path.join(cwd, '.geekagent'));
             fs.writeFileSync(path.join(cwd, '.geekagent', 'GeekAgent.json'), JSON.stringify({ root: '..', tools: { git_diff: 'deny' } }));
-            const r = await run(cwd, ['/use code-review', '审查'], [
-                { kind: 'tools', calls: [call('call_diff', 'git_diff')] },
-                { kind: 'text', text: '被拒绝了。' },
-            ]);
-            assert.equal(toolResults(fake.requests[1].body).call_diff, '权限拒绝：不允许使用工具 git_diff');
+            const r = await runAgent(stage, { cwd, input: ['/use code-review', '审查'], env: gitCeiling(cwd), replies: [
+                tools(call('call_diff', 'git_diff')),
+                text('被拒绝了。'),
+            ] });
+            assert.equal(r.code, 0, r.stderr);
+            assert.equal(toolResults(r.requests[1].body).call_diff, '权限拒绝：不允许使用工具 git_diff');
             assert.doesNotMatch(r.stdout, /\[y\/N\]/);
         });
 
         test('自己写的技能（阶段拷贝到临时目录）：坏 SKILL.md 启动时报告并跳过；tools.ts 导入失败就没有自带工具；' +
             '白名单里没有认识的工具名 = 全部工具；自带工具与已有工具重名时 /use 失败、什么都不变', async () => {
-            const copy = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'geekagent-stage-copy-')));
+            const copy = workdir();
             fs.cpSync(path.join(REPO_ROOT, stage), copy, { recursive: true });
             // 仓库的 package.json 声明了 ESM（入口里有顶层 await）；拷贝出去的目录也要
             fs.writeFileSync(path.join(copy, 'package.json'), '{"type":"module"}\n');
@@ -172,23 +154,18 @@ for (const stage of stagesFrom('day11')) {
             skill('foreign', { 'SKILL.md': '---\nname: other-name\ndescription: 为别的 Agent 写的\nallowed-tools: Read, Grep\n---\n外来技能正文' });
             skill('clash', { 'SKILL.md': '---\ndescription: 撞名\n- read\n---\n正文', 'tools.ts': `export const tools = [${tool('extra_tool')}, ${tool('read')}];\n` });
 
-            fake.requests.length = 0;
-            fake.push({ kind: 'text', text: 'a' }, { kind: 'text', text: 'b' }, { kind: 'text', text: 'c' });
-            const cwd = workdir();
-            const r = await runStage(stage, {
+            const r = await runAgent(stage, {
                 entry: path.join(copy, 'index.ts'),
-                cwd,
-                env: { OPENAI_BASE_URL: fake.url },
                 input: ['/skills', '/use badimport', '/use foreign', '一', '/use clash', '/use clash', '二', '/skills', '/unuse', '三'],
+                replies: [text('a'), text('b'), text('c')],
             });
             assert.equal(r.code, 0, r.stderr);
-            assertNoRejections(fake);
             assert.match(r.stderr, /加载技能 broken 失败：SKILL\.md 必须以 --- 开头/);
             assert.doesNotMatch(r.stdout, / broken — /);
             assert.match(r.stdout, /已加载技能 badimport（自带：无；内置：ls）/);
             // 外来的工具名（Read、Grep）这里不存在：忽略它们，白名单为空 = 全部工具；技能名是文件夹名
             assert.match(r.stdout, /已加载技能 foreign（自带：无；内置：全部）/);
-            const [first, second, third] = fake.requests.map((q) => q.body);
+            const [first, second, third] = r.requests.map((q) => q.body);
             const all = toolNames(third);
             assert.deepEqual(toolNames(first), all);
             assert.match(systemPrompt(first), /技能说明：\n外来技能正文/);
@@ -203,8 +180,9 @@ for (const stage of stagesFrom('day11')) {
 
         test('技能在 /reset、切换对话之后仍然启用，且不写进存档', async () => {
             const cwd = workdir();
-            await run(cwd, ['/use explore', '/reset', '/new other', '看看', '/save'], [{ kind: 'text', text: '好。' }]);
-            assert.deepEqual(toolNames(fake.requests[0].body), ['glob', 'ls', 'read']);
+            const r = await runAgent(stage, { cwd, input: ['/use explore', '/reset', '/new other', '看看', '/save'], env: gitCeiling(cwd), replies: [text('好。')] });
+            assert.equal(r.code, 0, r.stderr);
+            assert.deepEqual(toolNames(r.requests[0].body), ['glob', 'ls', 'read']);
             const saved = fs.readFileSync(path.join(cwd, '.geekagent', 'sessions.json'), 'utf8');
             assert.ok(!saved.includes('explore') && !saved.includes('技能'), saved);
         });

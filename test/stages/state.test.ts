@@ -4,26 +4,19 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import { execFileSync, spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { assertNoRejections, startFakeOpenAI, type FakeServer } from '../helpers/fake-openai.js';
-import { REPO_ROOT, runStage, stagesFrom } from '../helpers/run-stage.js';
+import { call, runAgent, text, tools } from '../helpers/agent.js';
+import { startFakeOpenAI, type RecordedRequest } from '../helpers/fake-openai.js';
+import { stagesFrom } from '../helpers/run-stage.js';
+import { noTmux, Terminal } from '../helpers/terminal.js';
+import { workdir } from '../helpers/workdir.js';
 
 // 发给模型的对话：Day 11 起最前面多一条每次重建的 system 消息，这里去掉（存档里的 system 消息留着）
 const convo = (body: any): any[] => body.messages.filter((m: any, i: number) => !(i === 0 && m.role === 'system'));
-const call = (name: string, args: object, id?: string) => ({ id, name, arguments: JSON.stringify(args) });
-
-function workdir(files: Record<string, string> = {}): string {
-    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'geekagent-state-')));
-    for (const [name, content] of Object.entries(files)) {
-        fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
-        fs.writeFileSync(path.join(dir, name), content);
-    }
-    return dir;
-}
+// 模型回显用户最后一句：测试不必关心回复队列的顺序
+const echo = (req: RecordedRequest) => text(`收到：${convo(req.body).filter((m) => m.role === 'user').at(-1)?.content}`);
 
 /** 预加载脚本：第二次发请求时在事件循环里抛一个没人接的错误，模拟程序某处的 bug。返回 NODE_OPTIONS。 */
 function crashOnSecondRequest(cwd: string): string {
@@ -40,28 +33,11 @@ function crashOnSecondRequest(cwd: string): string {
     return `--import=${pathToFileURL(hook).href}`;
 }
 
-const hasTmux = spawnSync('tmux', ['-V']).status === 0;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-
 const readJson = (cwd: string, rel: string) => JSON.parse(fs.readFileSync(path.join(cwd, rel), 'utf8'));
 const SESSIONS = '.geekagent/sessions.json';
 
 for (const stage of stagesFrom('day08')) {
     describe(`${stage}: 状态不丢`, () => {
-        let fake: FakeServer;
-        before(async () => {
-            fake = await startFakeOpenAI({
-                replies: (req) => ({ kind: 'text', text: `收到：${convo(req.body).filter((m) => m.role === 'user').at(-1)?.content}` }),
-            });
-        });
-        after(() => fake.close());
-
-        async function run(cwd: string, input: string[], env: Record<string, string> = {}) {
-            fake.requests.length = 0;
-            return runStage(stage, { input, cwd, env: { OPENAI_BASE_URL: fake.url, GEEKAGENT_MAX_HISTORY: '1000000', ...env } });
-        }
-
         test('类型不对的消息 /load 时修好，下一轮请求合法；坏的 undo.json 只让 /undo 报错', async () => {
             const stored = [
                 { role: 'user', content: 42 },
@@ -74,12 +50,11 @@ for (const stage of stagesFrom('day08')) {
                 [SESSIONS]: JSON.stringify({ current: 'old', sessions: { old: stored } }),
                 '.geekagent/undo.json': '{"path": 7}',
             });
-            const r = await run(cwd, ['/load', '/undo', '继续']);
+            const r = await runAgent(stage, { cwd, input: ['/load', '/undo', '继续'], replies: echo });
             assert.equal(r.code, 0, r.stderr);
-            assertNoRejections(fake);
             assert.match(r.stdout, /（存档里有 5 条消息格式不对，已修正后载入；文件本身没有改动）/);
             assert.match(r.stderr, /撤销失败：撤销记录格式无效/);
-            assert.deepEqual(convo(fake.requests[0].body), [
+            assert.deepEqual(convo(r.requests[0].body), [
                 { role: 'user', content: '42' },
                 { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read', arguments: '{}' } }] },
                 { role: 'tool', tool_call_id: 'c1', content: '（存档里缺少这次调用的结果）' },
@@ -93,7 +68,7 @@ for (const stage of stagesFrom('day08')) {
         test('sessions.json 损坏：原文件不动，这次的对话另存到新文件并给出路径，改名后能 /load', async () => {
             const corrupt = '{"current": "work", "sessions": {"work": [ {"role": "user"';
             const cwd = workdir({ [SESSIONS]: corrupt });
-            const r = await run(cwd, ['你好']);
+            const r = await runAgent(stage, { cwd, input: ['你好'], replies: echo });
             assert.equal(r.code, 0, r.stderr);
             assert.equal(fs.readFileSync(path.join(cwd, SESSIONS), 'utf8'), corrupt);
             const m = /（这次的对话另存到 (\S+\.json)，改名为 sessions\.json 后可以 \/load）/.exec(r.stderr);
@@ -105,14 +80,14 @@ for (const stage of stagesFrom('day08')) {
                 { role: 'assistant', content: '收到：你好' },
             ]);
             fs.renameSync(m[1], path.join(cwd, SESSIONS));
-            const again = await run(cwd, ['/load', '还在吗']);
+            const again = await runAgent(stage, { cwd, input: ['/load', '还在吗'], replies: echo });
             assert.equal(again.code, 0, again.stderr);
-            assert.deepEqual(convo(fake.requests[0].body).map((x) => x.content), ['你好', '收到：你好', '还在吗']);
+            assert.deepEqual(convo(again.requests[0].body).map((x) => x.content), ['你好', '收到：你好', '还在吗']);
         });
 
         test('漏网的错误：先保存对话、报错，再以退出码 1 结束；之前 /save 过的 default 只存一份', async () => {
             const cwd = workdir();
-            const r = await run(cwd, ['第一句', '/save', '第二句'], { NODE_OPTIONS: crashOnSecondRequest(cwd) });
+            const r = await runAgent(stage, { cwd, input: ['第一句', '/save', '第二句'], replies: echo, env: { NODE_OPTIONS: crashOnSecondRequest(cwd) } });
             assert.equal(r.code, 1, r.stdout);
             assert.match(r.stderr, /程序出错：Error: 注入的错误/);
             assert.match(r.stdout, /（退出前已保存 1 个对话到 .*sessions\.json）/);
@@ -128,42 +103,24 @@ for (const stage of stagesFrom('day08')) {
             ]);
         });
 
-        test('全屏界面（tmux）里漏网的错误：终端恢复、对话已保存、退出码 1', { skip: hasTmux ? false : 'tmux 不可用' }, async () => {
+        test('全屏界面（tmux）里漏网的错误：终端恢复、对话已保存、退出码 1', { skip: noTmux }, async () => {
             const cwd = workdir();
-            const socket = path.join(cwd, 'tmux.sock');
-            const tmux = (...args: string[]) => execFileSync('tmux', ['-f', '/dev/null', '-u', '-S', socket, ...args], { encoding: 'utf8' });
-            const vars = {
-                PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? cwd, TERM: 'xterm-256color',
-                OPENAI_API_KEY: 'sk-test-key-123456', OPENAI_BASE_URL: fake.url, OPENAI_MODEL: 'test-model',
-                NODE_OPTIONS: crashOnSecondRequest(cwd),
-            };
-            const entry = path.join(REPO_ROOT, stage, 'index.ts');
-            const script = `printf 'MARKER-BEFORE\\n'; ${shellQuote(process.execPath)} --import ${shellQuote(import.meta.resolve('tsx'))} ${shellQuote(entry)}; echo "EXITED-$?"; exec sleep 600`;
-            const command = ['env', '-i', ...Object.entries(vars).map(([k, v]) => shellQuote(`${k}=${v}`)), 'sh', '-c', shellQuote(script)].join(' ');
-            const until = async (what: string, text: string) => {
-                for (let i = 0; i < 400; i++) {
-                    const screen = tmux('capture-pane', '-p', '-t', 's');
-                    if (screen.includes(text)) return screen;
-                    await sleep(40);
-                }
-                assert.fail(`等待超时：${what}\n${tmux('capture-pane', '-p', '-t', 's')}`);
-            };
+            const fake = await startFakeOpenAI({ replies: echo });
+            const term = new Terminal(stage, { cols: 100, rows: 30, cwd, env: { OPENAI_BASE_URL: fake.url, NODE_OPTIONS: crashOnSecondRequest(cwd) } });
             try {
-                tmux('new-session', '-d', '-x', '100', '-y', '30', '-s', 's', '-c', cwd, command);
-                await until('启动', '/help');
-                tmux('send-keys', '-t', 's', '-l', '第一句');
-                tmux('send-keys', '-t', 's', 'Enter');
-                await until('第一轮回复', '收到：第一句');
-                tmux('send-keys', '-t', 's', '-l', '第二句');
-                tmux('send-keys', '-t', 's', 'Enter');
-                const screen = await until('入口退出', 'EXITED-');
+                await term.shows('/help');
+                term.enter('第一句');
+                await term.shows('收到：第一句');
+                term.enter('第二句');
+                const screen = (await term.exited()).join('\n');
                 assert.match(screen, /MARKER-BEFORE/, '退出后应回到普通屏幕');
                 assert.match(screen, /程序出错：Error: 注入的错误/);
                 assert.match(screen, /EXITED-1/);
                 const archive = readJson(cwd, SESSIONS);
                 assert.deepEqual(archive.sessions[archive.current][1], { role: 'assistant', content: '收到：第一句' });
             } finally {
-                spawnSync('tmux', ['-S', socket, 'kill-server']);
+                term.close();
+                await fake.close();
             }
         });
     });
@@ -171,14 +128,12 @@ for (const stage of stagesFrom('day08')) {
 
 for (const stage of stagesFrom('day15')) {
     describe(`${stage}: 知识库存档与跨站重定向`, () => {
-        let fake: FakeServer;
         let home: http.Server;
         let away: http.Server;
         let homeUrl = '';
         let awayUrl = '';
         const awaySeen: string[] = [];
         before(async () => {
-            fake = await startFakeOpenAI();
             away = http.createServer((req, res) => {
                 awaySeen.push(req.url ?? '');
                 res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' }).end('另一个站点的内容');
@@ -192,10 +147,9 @@ for (const stage of stagesFrom('day15')) {
             homeUrl = `http://127.0.0.1:${(home.address() as AddressInfo).port}`;
             awayUrl = `http://127.0.0.1:${(away.address() as AddressInfo).port}`;
         });
-        after(async () => {
+        after(() => {
             home.close();
             away.close();
-            await fake.close();
         });
 
         test('知识库里缺标题、坏块的文档：/rag 照常报告，rag_add 之后它们仍在磁盘上', async () => {
@@ -205,7 +159,7 @@ for (const stage of stagesFrom('day15')) {
                 { title: '没有块' },
             ];
             const cwd = workdir({ '.geekagent/rag/index.json': JSON.stringify({ docs }), 'new.md': '新收录的文档' });
-            const r = await runStage(stage, { input: ['/rag', '/rag add new.md', 'y', '/rag'], cwd, env: { OPENAI_BASE_URL: fake.url } });
+            const r = await runAgent(stage, { cwd, input: ['/rag', '/rag add new.md', 'y', '/rag'] });
             assert.equal(r.code, 0, r.stderr);
             assert.doesNotMatch(r.stdout + r.stderr, /Cannot read|TypeError/);
             assert.ok(r.stdout.includes('知识库：2 篇文档 / 1 块 / 7 个字符：\n1. 「untitled.md」（1 块，untitled.md）\n2. 「坏块」（0 块，bad.md）\n（另有 1 篇文档格式不对，没有载入；文件里保留原样）'), r.stdout);
@@ -217,18 +171,17 @@ for (const stage of stagesFrom('day15')) {
 
         test('fetch：同站重定向照跟；跨站重定向再问一次，拒绝就只报告目标地址，同意才去抓', async () => {
             awaySeen.length = 0;
-            fake.push(
-                { kind: 'tools', calls: [call('fetch', { url: `${homeUrl}/same` }), call('fetch', { url: `${homeUrl}/cross` }), call('fetch', { url: `${homeUrl}/cross` })] },
-                { kind: 'text', text: '好了' },
-            );
-            fake.requests.length = 0;
-            const input = ['抓三个网页', 'y', 'y', 'n', 'y', 'y'];
-            const r = await runStage(stage, { input, cwd: workdir(), env: { OPENAI_BASE_URL: fake.url } });
+            const r = await runAgent(stage, {
+                input: ['抓三个网页', 'y', 'y', 'n', 'y', 'y'],
+                replies: [
+                    tools(call('same', 'fetch', { url: `${homeUrl}/same` }), call('cross1', 'fetch', { url: `${homeUrl}/cross` }), call('cross2', 'fetch', { url: `${homeUrl}/cross` })),
+                    text('好了'),
+                ],
+            });
             assert.equal(r.code, 0, r.stderr);
-            assertNoRejections(fake);
-            const asked = r.stdout.split(`${homeUrl}/cross 重定向到另一个站点，即将抓取：\n${awayUrl}/landing\n确认抓取？`).length - 1;
+            const asked = r.stdout.split(`${homeUrl}/cross 重定向到另一个站点，即将抓取：\n${awayUrl}/landing\n主机：${new URL(awayUrl).host}（本机地址）\n确认抓取？`).length - 1;
             assert.equal(asked, 2, r.stdout);
-            const results = convo(fake.requests[1].body).filter((m) => m.role === 'tool').map((m) => m.content);
+            const results = convo(r.requests[1].body).filter((m) => m.role === 'tool').map((m) => m.content);
             assert.deepEqual(results, [
                 '本站的内容',
                 `已取消抓取：${homeUrl}/cross 重定向到 ${awayUrl}/landing，没有跟过去`,

@@ -3,16 +3,15 @@
 // 所以这里只用工作目录里的相对路径，也不比对完整的 stdout。
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { assertNoRejections, startFakeOpenAI, type FakeReply, type FakeServer } from '../helpers/fake-openai.js';
-import { runStage, STAGES, stagesFrom } from '../helpers/run-stage.js';
+import { describe, test } from 'node:test';
+import { call, runAgent, text, toolMessages, tools, userTexts } from '../helpers/agent.js';
+import type { FakeReply } from '../helpers/fake-openai.js';
+import { STAGES, stagesFrom } from '../helpers/run-stage.js';
+import { workdir } from '../helpers/workdir.js';
 
 // 发给模型的对话（Day 11 起请求最前面多一条每次重建的 system 消息，这里去掉）
 const convo = (body: any): any[] => body.messages.filter((m: any) => m.role !== 'system');
-const toolMessages = (body: any): any[] => body.messages.filter((m: any) => m.role === 'tool');
-const userTexts = (body: any): string[] => body.messages.filter((m: any) => m.role === 'user').map((m: any) => m.content);
 const lastCalls = (body: any): any[] => body.messages.filter((m: any) => m.tool_calls).at(-1).tool_calls;
 
 // 工具轮数上限：Day 2 起 5 轮，Day 11 起 30 轮
@@ -22,16 +21,6 @@ const BUILTIN_TOOLS = ['get_current_time', 'run_shell', 'ls', 'read', 'glob', 'w
 const REQUIRED: Record<string, string[]> = {
     run_shell: ['command'], ls: [], read: ['path'], glob: ['pattern'], write: ['path', 'content'], patch: ['path', 'hunks'],
 };
-
-/** 新建临时工作目录并写入文件（键是相对路径）。 */
-function workdir(files: Record<string, string> = {}): string {
-    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'geekagent-tools-')));
-    for (const [name, content] of Object.entries(files)) {
-        fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
-        fs.writeFileSync(path.join(dir, name), content);
-    }
-    return dir;
-}
 
 /** 手写的 SSE 回复：测试假服务不直接提供的形状（调用没有 id、几个调用的参数交错到达）。 */
 function rawSse(deltas: object[], finish = 'tool_calls'): FakeReply {
@@ -43,30 +32,15 @@ function rawSse(deltas: object[], finish = 'tool_calls'): FakeReply {
 
 for (const stage of stagesFrom('day04')) {
     describe(`${stage}: 工具循环与内置工具`, () => {
-        let fake: FakeServer;
-        before(async () => {
-            fake = await startFakeOpenAI();
-        });
-        after(() => fake.close());
-
-        /** 在 cwd 里运行一次；先清空请求记录并排好回复。压缩阈值调大，这里的历史不该被压缩。 */
-        async function run(cwd: string, input: string[], replies: FakeReply[]) {
-            fake.requests.length = 0;
-            fake.push(...replies);
-            const r = await runStage(stage, { input, cwd, env: { OPENAI_BASE_URL: fake.url, GEEKAGENT_MAX_HISTORY: '1000000' } });
-            assert.equal(r.code, 0, r.stderr);
-            assertNoRejections(fake);
-            return r;
-        }
-
         test('单个调用：执行后带着结果再请求一次，最终回答存进历史', async () => {
-            const r = await run(workdir(), ['现在几点？', '谢谢'], [
-                { kind: 'tools', calls: [{ id: 'call_time', name: 'get_current_time', arguments: '{}' }] },
-                { kind: 'text', text: '现在是下午。' },
-                { kind: 'text', text: '不客气。' },
-            ]);
-            assert.equal(fake.requests.length, 3);
-            const [user, assistant, tool] = convo(fake.requests[1].body);
+            const r = await runAgent(stage, { input: ['现在几点？', '谢谢'], replies: [
+                tools(call('call_time', 'get_current_time')),
+                text('现在是下午。'),
+                text('不客气。'),
+            ] });
+            assert.equal(r.code, 0, r.stderr);
+            assert.equal(r.requests.length, 3);
+            const [user, assistant, tool] = convo(r.requests[1].body);
             assert.deepEqual(user, { role: 'user', content: '现在几点？' });
             assert.deepEqual(assistant, {
                 role: 'assistant',
@@ -76,7 +50,7 @@ for (const stage of stagesFrom('day04')) {
             assert.equal(tool.role, 'tool');
             assert.equal(tool.tool_call_id, 'call_time');
             assert.match(tool.content, /^\d{4}\/\d{1,2}\/\d{1,2} \d{1,2}:\d{2}:\d{2}$/);
-            assert.deepEqual(convo(fake.requests[2].body).slice(3), [
+            assert.deepEqual(convo(r.requests[2].body).slice(3), [
                 { role: 'assistant', content: '现在是下午。' },
                 { role: 'user', content: '谢谢' },
             ]);
@@ -85,15 +59,16 @@ for (const stage of stagesFrom('day04')) {
         });
 
         test('每个请求都带着 7 个内置工具，schema 是 object、不允许多余属性', async () => {
-            await run(workdir(), ['几点了'], [
-                { kind: 'tools', calls: [{ name: 'get_current_time', arguments: '{}' }] },
-                { kind: 'text', text: '好的' },
-            ]);
-            assert.equal(fake.requests.length, 2);
-            for (const req of fake.requests) {
-                const tools = new Map<string, any>(req.body.tools.map((t: any) => [t.function.name, t]));
+            const r = await runAgent(stage, { input: ['几点了'], replies: [
+                tools(call('call_t', 'get_current_time')),
+                text('好的'),
+            ] });
+            assert.equal(r.code, 0, r.stderr);
+            assert.equal(r.requests.length, 2);
+            for (const req of r.requests) {
+                const offered = new Map<string, any>(req.body.tools.map((t: any) => [t.function.name, t]));
                 for (const name of BUILTIN_TOOLS) {
-                    const tool = tools.get(name);
+                    const tool = offered.get(name);
                     assert.ok(tool, `请求里缺少工具 ${name}`);
                     assert.equal(tool.type, 'function');
                     assert.equal(typeof tool.function.description, 'string');
@@ -105,8 +80,8 @@ for (const stage of stagesFrom('day04')) {
                     assert.equal(typeof params.properties, 'object');
                     if (name in REQUIRED) assert.deepEqual(params.required, REQUIRED[name]);
                 }
-                assert.deepEqual(tools.get('get_current_time').function.parameters.properties, {});
-                const hunk = tools.get('patch').function.parameters.properties.hunks.items;
+                assert.deepEqual(offered.get('get_current_time').function.parameters.properties, {});
+                const hunk = offered.get('patch').function.parameters.properties.hunks.items;
                 assert.deepEqual(hunk.required, ['old', 'new']);
                 assert.equal(hunk.additionalProperties, false);
             }
@@ -115,7 +90,7 @@ for (const stage of stagesFrom('day04')) {
         test('并行调用 ls + read + glob：按顺序执行，三条 tool 消息按 id 一一对应', async () => {
             const cwd = workdir({ 'notes.txt': 'hello notes', 'sub/b.txt': 'b', 'sub/a/keep': '' });
             // 三个调用先各发一个头，参数再交错到达：只能靠 index 把碎片归位
-            const r = await run(cwd, ['看看目录'], [
+            const r = await runAgent(stage, { cwd, input: ['看看目录'], replies: [
                 rawSse([
                     { tool_calls: [{ index: 0, id: 'call_ls', type: 'function', function: { name: 'ls', arguments: '' } }] },
                     { tool_calls: [{ index: 1, id: 'call_read', type: 'function', function: { name: 'read', arguments: '' } }] },
@@ -127,9 +102,10 @@ for (const stage of stagesFrom('day04')) {
                     { tool_calls: [{ index: 2, function: { arguments: '"**/*.txt"}' } }] },
                     { tool_calls: [{ index: 1, function: { arguments: '.txt"}' } }] },
                 ]),
-                { kind: 'text', text: '看完了。' },
-            ]);
-            const body = fake.requests[1].body;
+                text('看完了。'),
+            ] });
+            assert.equal(r.code, 0, r.stderr);
+            const body = r.requests[1].body;
             assert.deepEqual(lastCalls(body).map((c: any) => [c.id, c.function.name, c.function.arguments]), [
                 ['call_ls', 'ls', '{"path":"sub"}'],
                 ['call_read', 'read', '{"path":"notes.txt"}'],
@@ -150,13 +126,14 @@ for (const stage of stagesFrom('day04')) {
         test('参数拆成很多段、整个调用放在一个 chunk 里：都拼回原样', async () => {
             const cwd = workdir({ 'notes.txt': 'hello notes' });
             const args = '{"path": "notes.txt", "offset": 6}';
-            await run(cwd, ['读一下'], [
+            const r = await runAgent(stage, { cwd, input: ['读一下'], replies: [
                 { kind: 'tools', calls: [{ id: 'call_many', name: 'read', arguments: args, pieces: args.length }] },
                 { kind: 'tools', calls: [{ id: 'call_whole', name: 'glob', arguments: '{"pattern":"*.txt"}', whole: true }] },
-                { kind: 'text', text: '好' },
-            ]);
-            assert.equal(fake.requests.length, 3);
-            const body = fake.requests[2].body;
+                text('好'),
+            ] });
+            assert.equal(r.code, 0, r.stderr);
+            assert.equal(r.requests.length, 3);
+            const body = r.requests[2].body;
             const calls = body.messages.filter((m: any) => m.tool_calls).map((m: any) => m.tool_calls[0]);
             assert.deepEqual(calls.map((c: any) => c.function.arguments), [args, '{"pattern":"*.txt"}']);
             const [read, glob] = toolMessages(body);
@@ -167,24 +144,26 @@ for (const stage of stagesFrom('day04')) {
         });
 
         test('空参数字符串在历史里存成 "{}"', async () => {
-            await run(workdir(), ['几点'], [
-                { kind: 'tools', calls: [{ id: 'call_empty', name: 'get_current_time', arguments: '' }] },
-                { kind: 'text', text: '好' },
-            ]);
-            const body = fake.requests[1].body;
+            const r = await runAgent(stage, { input: ['几点'], replies: [
+                tools(call('call_empty', 'get_current_time', '')),
+                text('好'),
+            ] });
+            assert.equal(r.code, 0, r.stderr);
+            const body = r.requests[1].body;
             assert.equal(lastCalls(body)[0].function.arguments, '{}');
             assert.match(toolMessages(body)[0].content, /^\d{4}\//);
         });
 
         test('流里没有 id 的调用：补上 call_ + 8 个字母数字，tool 消息和它配对', async () => {
-            await run(workdir(), ['几点'], [
+            const r = await runAgent(stage, { input: ['几点'], replies: [
                 rawSse([
                     { tool_calls: [{ index: 0, type: 'function', function: { name: 'get_current_time', arguments: '{}' } }] },
                     { tool_calls: [{ index: 1, type: 'function', function: { name: 'get_current_time', arguments: '' } }] },
                 ]),
-                { kind: 'text', text: '好' },
-            ]);
-            const body = fake.requests[1].body;
+                text('好'),
+            ] });
+            assert.equal(r.code, 0, r.stderr);
+            const body = r.requests[1].body;
             const ids = lastCalls(body).map((c: any) => c.id);
             assert.equal(ids.length, 2);
             for (const id of ids) assert.match(id, /^call_[A-Za-z0-9]{8}$/);
@@ -193,17 +172,16 @@ for (const stage of stagesFrom('day04')) {
         });
 
         test('未知工具、坏的参数 JSON、不是对象的参数：都变成结果文本，回合继续', async () => {
-            const r = await run(workdir({ 'notes.txt': 'x' }), ['试试'], [
-                {
-                    kind: 'tools', calls: [
-                        { id: 'call_unknown', name: 'fly_to_moon', arguments: '{}' },
-                        { id: 'call_bad', name: 'read', arguments: '{"path": "notes' },
-                        { id: 'call_array', name: 'read', arguments: '["notes.txt"]' },
-                    ],
-                },
-                { kind: 'text', text: '出错了，我换个办法。' },
-            ]);
-            const [unknown, bad, array] = toolMessages(fake.requests[1].body);
+            const r = await runAgent(stage, { cwd: workdir({ 'notes.txt': 'x' }), input: ['试试'], replies: [
+                tools(
+                    call('call_unknown', 'fly_to_moon'),
+                    call('call_bad', 'read', '{"path": "notes'),
+                    call('call_array', 'read', '["notes.txt"]'),
+                ),
+                text('出错了，我换个办法。'),
+            ] });
+            assert.equal(r.code, 0, r.stderr);
+            const [unknown, bad, array] = toolMessages(r.requests[1].body);
             assert.equal(unknown.tool_call_id, 'call_unknown');
             assert.equal(unknown.content, '未知工具：fly_to_moon');
             assert.equal(bad.tool_call_id, 'call_bad');
@@ -214,110 +192,107 @@ for (const stage of stagesFrom('day04')) {
 
         test('run_shell：下一行输入 yes（不分大小写）同意后执行，确认行不当作对话', async () => {
             const cwd = workdir();
-            const r = await run(cwd, ['跑个命令', 'Yes', '然后呢'], [
-                { kind: 'tools', calls: [{ id: 'call_sh', name: 'run_shell', arguments: '{"command":"touch made-by-shell && echo hello-$((40+2))"}' }] },
-                { kind: 'text', text: '跑完了' },
-                { kind: 'text', text: '没有了' },
-            ]);
+            const r = await runAgent(stage, { cwd, input: ['跑个命令', 'Yes', '然后呢'], replies: [
+                tools(call('call_sh', 'run_shell', { command: 'touch made-by-shell && echo hello-$((40+2))' })),
+                text('跑完了'),
+                text('没有了'),
+            ] });
+            assert.equal(r.code, 0, r.stderr);
             assert.ok(fs.existsSync(path.join(cwd, 'made-by-shell')));
-            const tool = toolMessages(fake.requests[1].body)[0];
+            const tool = toolMessages(r.requests[1].body)[0];
             assert.equal(tool.tool_call_id, 'call_sh');
             assert.equal(tool.content, 'hello-42');
             assert.match(r.stdout, /touch made-by-shell/, '提示里要显示命令');
             assert.match(r.stdout, /\[y\/N\] /);
-            assert.deepEqual(userTexts(fake.requests[2].body), ['跑个命令', '然后呢']);
+            assert.deepEqual(userTexts(r.requests[2].body), ['跑个命令', '然后呢']);
         });
 
         test('run_shell：回答 n 或输入结束都算拒绝，命令不执行', async () => {
             for (const input of [['跑个命令', 'n'], ['跑个命令']]) {
                 const cwd = workdir();
-                const r = await run(cwd, input, [
-                    { kind: 'tools', calls: [{ id: 'call_sh', name: 'run_shell', arguments: '{"command":"touch made-by-shell"}' }] },
-                    { kind: 'text', text: '好吧' },
-                ]);
+                const r = await runAgent(stage, { cwd, input, replies: [
+                    tools(call('call_sh', 'run_shell', { command: 'touch made-by-shell' })),
+                    text('好吧'),
+                ] });
+                assert.equal(r.code, 0, r.stderr);
                 assert.ok(!fs.existsSync(path.join(cwd, 'made-by-shell')), '拒绝后命令不该执行');
-                assert.match(toolMessages(fake.requests[1].body)[0].content, /取消|拒绝/);
+                assert.match(toolMessages(r.requests[1].body)[0].content, /取消|拒绝/);
                 assert.match(r.stdout, /好吧/);
             }
         });
 
         test('write：先显示 diff 再问，同意后建目录写入；拒绝则不写', async () => {
             const cwd = workdir();
-            const write = { id: 'call_w', name: 'write', arguments: JSON.stringify({ path: 'out/new.txt', content: 'line1\nline2\n' }) };
-            const r = await run(cwd, ['写文件', 'y'], [{ kind: 'tools', calls: [write] }, { kind: 'text', text: '写好了' }]);
+            const write = call('call_w', 'write', { path: 'out/new.txt', content: 'line1\nline2\n' });
+            const r = await runAgent(stage, { cwd, input: ['写文件', 'y'], replies: [tools(write), text('写好了')] });
+            assert.equal(r.code, 0, r.stderr);
             assert.equal(fs.readFileSync(path.join(cwd, 'out/new.txt'), 'utf8'), 'line1\nline2\n');
-            assert.match(toolMessages(fake.requests[1].body)[0].content, /^已写入 out\/new\.txt$/);
+            assert.match(toolMessages(r.requests[1].body)[0].content, /^已写入 out\/new\.txt$/);
             const ask = r.stdout.indexOf('[y/N]');
             assert.ok(ask > 0);
             assert.ok(r.stdout.indexOf('+line1\n+line2\n') >= 0 && r.stdout.indexOf('+line1\n+line2\n') < ask, r.stdout);
 
             const declined = workdir();
-            await run(declined, ['写文件', 'no'], [{ kind: 'tools', calls: [write] }, { kind: 'text', text: '好吧' }]);
+            const no = await runAgent(stage, { cwd: declined, input: ['写文件', 'no'], replies: [tools(write), text('好吧')] });
+            assert.equal(no.code, 0, no.stderr);
             assert.ok(!fs.existsSync(path.join(declined, 'out')));
-            assert.match(toolMessages(fake.requests[1].body)[0].content, /取消|拒绝/);
+            assert.match(toolMessages(no.requests[1].body)[0].content, /取消|拒绝/);
         });
 
         test('write：内容没变就不问，直接成功', async () => {
             const cwd = workdir({ 'same.txt': 'same\n' });
-            const r = await run(cwd, ['写文件'], [
-                { kind: 'tools', calls: [{ name: 'write', arguments: '{"path":"same.txt","content":"same\\n"}' }] },
-                { kind: 'text', text: '好' },
-            ]);
+            const r = await runAgent(stage, { cwd, input: ['写文件'], replies: [
+                tools(call('call_w', 'write', { path: 'same.txt', content: 'same\n' })),
+                text('好'),
+            ] });
+            assert.equal(r.code, 0, r.stderr);
             assert.doesNotMatch(r.stdout, /\[y\/N\]/);
-            assert.match(toolMessages(fake.requests[1].body)[0].content, /^已写入 same\.txt$/);
+            assert.match(toolMessages(r.requests[1].body)[0].content, /^已写入 same\.txt$/);
         });
 
         test('patch：diff 带上下文行，同意后按顺序替换；片段找不到时不问也不改', async () => {
             const original = 'const a = 1;\nconst b = 2;\nconst c = 3;\n';
             const cwd = workdir({ 'code.ts': original });
             const hunks = [{ old: 'const b = 2;', new: 'const b = 20;' }, { old: 'c = 3', new: 'c = $&' }];
-            const r = await run(cwd, ['改一下', 'y'], [
-                { kind: 'tools', calls: [{ id: 'call_p', name: 'patch', arguments: JSON.stringify({ path: 'code.ts', hunks }) }] },
-                { kind: 'text', text: '改好了' },
-            ]);
+            const r = await runAgent(stage, { cwd, input: ['改一下', 'y'], replies: [
+                tools(call('call_p', 'patch', { path: 'code.ts', hunks })),
+                text('改好了'),
+            ] });
+            assert.equal(r.code, 0, r.stderr);
             assert.equal(fs.readFileSync(path.join(cwd, 'code.ts'), 'utf8'), 'const a = 1;\nconst b = 20;\nconst c = $&;\n');
-            assert.equal(toolMessages(fake.requests[1].body)[0].content, '已对 code.ts 应用 2 处修改');
+            assert.equal(toolMessages(r.requests[1].body)[0].content, '已对 code.ts 应用 2 处修改');
             const shown = ' const a = 1;\n-const b = 2;\n-const c = 3;\n+const b = 20;\n+const c = $&;\n';
             assert.ok(r.stdout.includes(shown), r.stdout);
             assert.ok(r.stdout.indexOf(shown) < r.stdout.indexOf('[y/N]'));
 
-            const missing = await run(cwd, ['再改'], [
-                { kind: 'tools', calls: [{ name: 'patch', arguments: JSON.stringify({ path: 'code.ts', hunks: [{ old: 'nope', new: 'x' }] }) }] },
-                { kind: 'text', text: '没找到' },
-            ]);
+            const missing = await runAgent(stage, { cwd, input: ['再改'], replies: [
+                tools(call('call_p2', 'patch', { path: 'code.ts', hunks: [{ old: 'nope', new: 'x' }] })),
+                text('没找到'),
+            ] });
+            assert.equal(missing.code, 0, missing.stderr);
             assert.doesNotMatch(missing.stdout, /\[y\/N\]/);
-            assert.match(toolMessages(fake.requests[1].body)[0].content, /没有找到片段：nope/);
+            assert.match(toolMessages(missing.requests[1].body)[0].content, /没有找到片段：nope/);
             assert.equal(fs.readFileSync(path.join(cwd, 'code.ts'), 'utf8'), 'const a = 1;\nconst b = 20;\nconst c = $&;\n');
         });
 
         test('工具轮数上限：显示提示并存成 assistant 消息，下一轮请求依然合法', async () => {
             const cap = maxToolTurns(stage);
             // 第一轮里模型一直要调用工具；第二轮正常回答
-            const looping = await startFakeOpenAI({
-                replies: (req) => (userTexts(req.body).includes('继续')
-                    ? { kind: 'text', text: '好的，停下了。' }
-                    : { kind: 'tools', calls: [{ name: 'get_current_time', arguments: '{}' }] }),
+            let n = 0;
+            const r = await runAgent(stage, {
+                input: ['一直调用', '继续'],
+                replies: (req) => (userTexts(req.body).includes('继续') ? text('好的，停下了。') : tools(call(`call_t${++n}`, 'get_current_time'))),
             });
-            try {
-                const r = await runStage(stage, {
-                    input: ['一直调用', '继续'],
-                    cwd: workdir(),
-                    env: { OPENAI_BASE_URL: looping.url, GEEKAGENT_MAX_HISTORY: '1000000' },
-                });
-                assert.equal(r.code, 0, r.stderr);
-                assertNoRejections(looping);
-                assert.equal(looping.requests.length, cap + 1, `第一轮应当正好请求 ${cap} 次`);
-                assert.match(r.stdout, /\[工具调用轮数过多，已停止\]/);
-                assert.match(r.stdout, /好的，停下了。/);
-                const last = convo(looping.requests[cap].body);
-                assert.equal(last.filter((m) => m.role === 'tool').length, cap);
-                assert.deepEqual(last.slice(-2), [
-                    { role: 'assistant', content: '工具调用轮数过多，已停止' },
-                    { role: 'user', content: '继续' },
-                ]);
-            } finally {
-                await looping.close();
-            }
+            assert.equal(r.code, 0, r.stderr);
+            assert.equal(r.requests.length, cap + 1, `第一轮应当正好请求 ${cap} 次`);
+            assert.match(r.stdout, /\[工具调用轮数过多，已停止\]/);
+            assert.match(r.stdout, /好的，停下了。/);
+            const last = convo(r.requests[cap].body);
+            assert.equal(last.filter((m) => m.role === 'tool').length, cap);
+            assert.deepEqual(last.slice(-2), [
+                { role: 'assistant', content: '工具调用轮数过多，已停止' },
+                { role: 'user', content: '继续' },
+            ]);
         });
     });
 }

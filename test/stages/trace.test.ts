@@ -2,41 +2,24 @@
 // Day 1 起追踪和模型的 HTTP 往来；Day 8 起追踪内容先脱敏；Day 15 起追踪和 MCP 服务器之间的每一行 JSON-RPC。
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { assertNoRejections, SSE_FIXTURES, sseFixture, startFakeOpenAI, type FakeReply, type FakeToolCall } from '../helpers/fake-openai.js';
-import { REPO_ROOT, runStage, stagesFrom } from '../helpers/run-stage.js';
+import { call, MCP_READY, runAgent, text, tools } from '../helpers/agent.js';
+import { SSE_FIXTURES, sseFixture, type FakeReply } from '../helpers/fake-openai.js';
+import { REPO_ROOT, stagesFrom } from '../helpers/run-stage.js';
+import { workdir } from '../helpers/workdir.js';
 
 const TRACE = path.join('.geekagent', 'trace.log');
 const SECRET = 'sekrit-4242-zz9';
 // 每行：+秒数s 通道 [服务器名] 方向 原文
 const LINE = /^\+\d+\.\d{3}s (llm|mcp \S+) (→|←|·) (.*)$/;
 
-const call = (id: string, name: string, args: object = {}): FakeToolCall => ({ id, name, arguments: JSON.stringify(args) });
-const tools = (...calls: FakeToolCall[]): FakeReply => ({ kind: 'tools', calls });
-const text = (t: string): FakeReply => ({ kind: 'text', text: t });
-
-function tempDir(files: Record<string, string> = {}): string {
-    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'geekagent-trace-')));
-    for (const [name, content] of Object.entries(files)) {
-        fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
-        fs.writeFileSync(path.join(dir, name), content);
-    }
-    return dir;
-}
-
-async function run(stage: string, input: string[], replies: FakeReply[], opts: { cwd?: string; env?: Record<string, string> } = {}) {
-    const fake = await startFakeOpenAI({ replies });
-    try {
-        const r = await runStage(stage, { input, cwd: opts.cwd ?? tempDir(), env: { OPENAI_BASE_URL: fake.url, ...opts.env } });
-        assertNoRejections(fake);
-        const file = path.join(r.cwd, TRACE);
-        const raw = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : null;
-        return { ...r, fake, raw, lines: (raw ?? '').split('\n').filter(Boolean) };
-    } finally {
-        await fake.close();
-    }
+/** 跑一次，再读出追踪文件：raw 是全文（没有文件时为 null），lines 是非空的行。 */
+async function traced(stage: string, input: string[], replies: FakeReply[], opts: { cwd?: string; env?: Record<string, string> } = {}) {
+    const r = await runAgent(stage, { input, replies, ...opts });
+    const file = path.join(r.cwd, TRACE);
+    const raw = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : null;
+    return { ...r, raw, lines: (raw ?? '').split('\n').filter(Boolean) };
 }
 
 /** 每一行都合规，拆成 [谁, 方向, 原文]。 */
@@ -64,8 +47,8 @@ for (const stage of stagesFrom('day01')) {
     describe(`${stage}: 协议追踪（模型 API）`, () => {
         test('GEEKAGENT_TRACE=llm：两轮对话的请求体、状态和录制流的每一行都按顺序在追踪里；密钥不在；超过 4 MiB 的旧文件换成 .1', async () => {
             const old = 'x'.repeat(4 * 1024 * 1024 + 1) + '\n';
-            const cwd = tempDir({ [TRACE]: old });
-            const r = await run(stage, ['你好', '再说一遍'], [sseFixture('ollama-style'), sseFixture('multiline-data')], { cwd, env: { GEEKAGENT_TRACE: 'llm' } });
+            const cwd = workdir({ [TRACE]: old });
+            const r = await traced(stage, ['你好', '再说一遍'], [sseFixture('ollama-style'), sseFixture('multiline-data')], { cwd, env: { GEEKAGENT_TRACE: 'llm' } });
             assert.equal(r.code, 0, r.stderr);
             assert.equal(fs.readFileSync(path.join(cwd, `${TRACE}.1`), 'utf8'), old, '旧文件原样留作 .1');
             assert.match(r.stdout, /协议追踪已开启.*\.geekagent\/trace\.log/);
@@ -73,7 +56,7 @@ for (const stage of stagesFrom('day01')) {
             const entries = parse(r.lines);
             const sent = entries.filter(([, dir]) => dir === '→');
             assert.equal(sent.length, 2);
-            sent.forEach(([, , body], i) => assert.deepEqual(JSON.parse(body), r.fake.requests[i].body, '追踪的请求体就是发出去的请求体'));
+            sent.forEach(([, , body], i) => assert.deepEqual(JSON.parse(body), r.requests[i].body, '追踪的请求体就是发出去的请求体'));
             assert.equal(entries.filter(([, dir, body]) => dir === '←' && body === 'HTTP 200').length, 2);
             const afterFirst = assertStreamTraced(entries, 'ollama-style.sse', 0);
             assert.ok(entries.findIndex(([, dir]) => dir === '→') < afterFirst);
@@ -84,17 +67,16 @@ for (const stage of stagesFrom('day01')) {
         });
 
         test('没打开追踪：不写追踪文件，也不提追踪', async () => {
-            const r = await run(stage, ['你好'], [text('嗯')]);
+            const r = await traced(stage, ['你好'], [text('嗯')]);
             assert.equal(r.code, 0, r.stderr);
             assert.equal(r.raw, null);
             assert.doesNotMatch(r.stdout, /协议追踪/);
         });
 
         test('追踪文件写不进去（这里它是个目录）：停止追踪，对话照常进行', async () => {
-            const cwd = tempDir();
+            const cwd = workdir();
             fs.mkdirSync(path.join(cwd, TRACE), { recursive: true });
-            const fake = await startFakeOpenAI({ replies: [text('照常回答')] });
-            const r = await runStage(stage, { input: ['你好', '/trace'], cwd, env: { OPENAI_BASE_URL: fake.url, GEEKAGENT_TRACE: 'llm' } }).finally(() => fake.close());
+            const r = await runAgent(stage, { cwd, input: ['你好', '/trace'], replies: [text('照常回答')], env: { GEEKAGENT_TRACE: 'llm' } });
             assert.equal(r.code, 0, r.stderr);
             assert.match(r.stdout, /照常回答/);
             assert.doesNotMatch(r.stdout + r.stderr, /请求失败|EISDIR/);
@@ -104,7 +86,7 @@ for (const stage of stagesFrom('day01')) {
 
         test('/trace 中途开关：开着时记下 HTTP 500、重试决定和转义后的控制字符，关掉之后不再记', async () => {
             const evil = 'data: {"choices":[{"index":0,"delta":{"content":"好"},"finish_reason":"stop"}]}\nid: x\x1b]0;pwned\x07\n\ndata: [DONE]\n\n';
-            const r = await run(stage, ['/trace', '第一问', '第二问', '/trace', '第三问'], [
+            const r = await traced(stage, ['/trace', '第一问', '第二问', '/trace', '第三问'], [
                 { kind: 'http', status: 500, body: '{"error":{"message":"boom"}}' }, text('一'), { kind: 'sse', body: evil }, text('三'),
             ]);
             assert.equal(r.code, 0, r.stderr);
@@ -126,8 +108,8 @@ for (const stage of stagesFrom('day01')) {
 for (const stage of stagesFrom('day08')) {
     describe(`${stage}: 协议追踪先脱敏`, () => {
         test('.env 里的密钥出现在输入、工具结果和模型回复里：追踪里一处都没有', async () => {
-            const cwd = tempDir({ '.env': `GEEKAGENT_TEST_SECRET=${SECRET}\n`, 'note.txt': `token is ${SECRET}\n` });
-            const r = await run(stage, [`记住 ${SECRET}`], [tools(call('c1', 'read', { path: 'note.txt' })), text(`读到了 ${SECRET}`)], {
+            const cwd = workdir({ '.env': `GEEKAGENT_TEST_SECRET=${SECRET}\n`, 'note.txt': `token is ${SECRET}\n` });
+            const r = await traced(stage, [`记住 ${SECRET}`], [tools(call('c1', 'read', { path: 'note.txt' })), text(`读到了 ${SECRET}`)], {
                 cwd, env: { GEEKAGENT_TRACE: 'all' },
             });
             assert.equal(r.code, 0, r.stderr);
@@ -143,9 +125,9 @@ for (const stage of stagesFrom('day15')) {
     const ENV_DUMP = path.join(REPO_ROOT, 'test', 'mcp', 'servers', 'env-dump.mjs');
     describe(`${stage}: 协议追踪（MCP）`, () => {
         test('GEEKAGENT_TRACE=mcp：demo 的握手与调用按教程的顺序出现，id 一一对应；不记模型 API', async () => {
-            const cwd = tempDir({ '.geekagent/mcp.json': JSON.stringify({ mcpServers: { demo: { command: 'node', args: [DEMO] } } }) });
+            const cwd = workdir({ '.geekagent/mcp.json': JSON.stringify({ mcpServers: { demo: { command: 'node', args: [DEMO] } } }) });
             // 第一行回答文件夹信任问题（mcp.json 会启动服务器）
-            const r = await run(stage, ['y', '掷一次骰子', 'y'], [tools(call('c1', 'mcp_demo_dice')), text('掷好了')], { cwd, env: { GEEKAGENT_TRACE: 'mcp' } });
+            const r = await traced(stage, ['y', MCP_READY, '掷一次骰子', 'y'], [tools(call('c1', 'mcp_demo_dice')), text('掷好了')], { cwd, env: { GEEKAGENT_TRACE: 'mcp' } });
             assert.equal(r.code, 0, r.stderr);
             assert.match(r.stdout, /协议追踪已开启（mcp）.*\.geekagent\/trace\.log/);
             const entries = parse(r.lines);
@@ -167,12 +149,12 @@ for (const stage of stagesFrom('day15')) {
         });
 
         test('MCP 工具结果里的密钥（服务器把环境变量原样返回）：追踪里只有脱敏标记', async () => {
-            const cwd = tempDir({
+            const cwd = workdir({
                 '.env': `SERVICE_TOKEN=${SECRET}\n`,
                 '.geekagent/mcp.json': JSON.stringify({ mcpServers: { dump: { command: 'node', args: [ENV_DUMP], env: { SERVICE_TOKEN: '${SERVICE_TOKEN}' } } } }),
             });
             // 第一行回答文件夹信任问题
-            const r = await run(stage, ['y', '看看环境', 'y'], [tools(call('c1', 'mcp_dump_env')), text('看完了')], { cwd, env: { GEEKAGENT_TRACE: 'llm,mcp' } });
+            const r = await traced(stage, ['y', MCP_READY, '看看环境', 'y'], [tools(call('c1', 'mcp_dump_env')), text('看完了')], { cwd, env: { GEEKAGENT_TRACE: 'llm,mcp' } });
             assert.equal(r.code, 0, r.stderr);
             const entries = parse(r.lines);
             const result = entries.find(([who, dir, body]) => who === 'mcp dump' && dir === '←' && body.includes('SERVICE_TOKEN'));

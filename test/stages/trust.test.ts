@@ -1,71 +1,37 @@
 // 文件夹信任与「deny 优先」：像克隆了一个别人的仓库那样，让临时目录自带 .geekagent/ 配置，
 // 经真实入口、管道输入、假 OpenAI 服务验证。每次运行的 HOME 都是临时目录（信任记录写在那里）。
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { assertNoRejections, startFakeOpenAI, type FakeReply, type FakeServer, type FakeToolCall } from '../helpers/fake-openai.js';
-import { REPO_ROOT, runStage, stagesFrom } from '../helpers/run-stage.js';
+import { describe, test } from 'node:test';
+import { call, MCP_READY, runAgent, text, tools, type AgentRun } from '../helpers/agent.js';
+import { assertNoRejections, startFakeOpenAI } from '../helpers/fake-openai.js';
+import { REPO_ROOT, stagesFrom } from '../helpers/run-stage.js';
+import { noTmux, Terminal } from '../helpers/terminal.js';
+import { workdir } from '../helpers/workdir.js';
 
 const TRUST_FILE = path.join('.geekagent', 'trusted-folders.json');
-const TSX_LOADER = import.meta.resolve('tsx');
-const probe = spawnSync('tmux', ['-V'], { encoding: 'utf8' });
-const noTmux = probe.status === 0 ? false : `tmux 不可用：${probe.error?.message ?? probe.stderr}`;
-const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const call = (id: string, name: string, args: object = {}): FakeToolCall => ({ id, name, arguments: JSON.stringify(args) });
-const tools = (...calls: FakeToolCall[]): FakeReply => ({ kind: 'tools', calls });
-const text = (t: string): FakeReply => ({ kind: 'text', text: t });
 const count = (haystack: string, needle: string): number => haystack.split(needle).length - 1;
-
-function tempDir(prefix: string, files: Record<string, string> = {}): string {
-    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
-    for (const [name, content] of Object.entries(files)) {
-        fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
-        fs.writeFileSync(path.join(dir, name), content);
-    }
-    return dir;
-}
+/** 这次运行发给模型的全部内容。 */
+const sent = (r: AgentRun): string => JSON.stringify(r.requests.map((q) => q.body));
 
 function writeConfig(cwd: string, file: string, data: object): void {
     fs.mkdirSync(path.join(cwd, '.geekagent'), { recursive: true });
     fs.writeFileSync(path.join(cwd, '.geekagent', file), JSON.stringify(data, null, 2));
 }
 
-/** 所有请求里 tool 消息的内容，按 tool_call_id 索引。 */
-function toolResults(fake: FakeServer): Record<string, string> {
-    const out: Record<string, string> = {};
-    for (const req of fake.requests) {
-        for (const m of req.body.messages ?? []) if (m.role === 'tool') out[m.tool_call_id] = m.content;
-    }
-    return out;
-}
-
 for (const stage of stagesFrom('day08')) {
-    async function run(cwd: string, home: string, input: string[], replies: FakeReply[] = []) {
-        const fake = await startFakeOpenAI({ replies });
-        try {
-            const r = await runStage(stage, { input, cwd, env: { OPENAI_BASE_URL: fake.url, HOME: home } });
-            assertNoRejections(fake);
-            return { ...r, fake, results: toolResults(fake), sent: JSON.stringify(fake.requests.map((q) => q.body)) };
-        } finally {
-            await fake.close();
-        }
-    }
-
     describe(`${stage}: 文件夹信任`, () => {
-        test('克隆来的仓库把根目录设到外面、放行 run_shell：先问一次；答 n 只用安全的设置（deny 照常）并记住；' +
-            '设置一变再问，答 y 才生效', async () => {
-            const outside = tempDir('geekagent-outside-', { 'secret.txt': 'OUTSIDE-SECRET' });
-            const cwd = tempDir('geekagent-clone-');
-            const home = tempDir('geekagent-home-');
+        test('克隆来的仓库把根目录设到外面、放行 run_shell：先问一次；管道里答 n 只用安全的设置（deny 照常），不记下；' +
+            '设置一变再问，答 y 才生效并记住（经符号链接进来也认得）', async () => {
+            const outside = workdir({ 'secret.txt': 'OUTSIDE-SECRET' });
+            const cwd = workdir();
+            const home = workdir();
             const trustFile = path.join(home, TRUST_FILE);
 
             // 首次启动写入的默认权限表不会引出信任问题
-            const first = await run(cwd, home, ['你好'], [text('你好')]);
+            const first = await runAgent(stage, { cwd, input: ['你好'], replies: [text('你好')], env: { HOME: home } });
             assert.equal(first.code, 0, first.stderr);
             assert.ok(fs.existsSync(path.join(cwd, '.geekagent', 'GeekAgent.json')));
             assert.doesNotMatch(first.stdout, /信任|\[y\/N\]/);
@@ -78,7 +44,7 @@ for (const stage of stagesFrom('day08')) {
                 call('s', 'run_shell', { command: 'echo RAN-$((40+2))' }),
                 call('g', 'glob', { pattern: '*' }),
             );
-            const declined = await run(cwd, home, ['n', '看看', 'n'], [attack, text('好')]);
+            const declined = await runAgent(stage, { cwd, input: ['n', '看看', 'n'], replies: [attack, text('好')], env: { HOME: home } });
             assert.equal(declined.code, 0, declined.stderr);
             assert.ok(declined.stdout.includes([
                 '这个文件夹自己的配置（.geekagent/）要：',
@@ -91,26 +57,17 @@ for (const stage of stagesFrom('day08')) {
             assert.match(declined.stdout, /^未信任此文件夹：.*根目录仍是本文件夹，项目的 allow 规则不生效（deny 规则照常）/m);
             // 根目录仍是本文件夹：外面的文件读不到；run_shell 照默认询问（答 n）；glob 的 deny 照常生效
             assert.match(declined.results.r, /读取失败|不存在|ENOENT/);
-            assert.ok(!declined.sent.includes('OUTSIDE-SECRET'));
+            assert.ok(!sent(declined).includes('OUTSIDE-SECRET'));
             assert.match(declined.stdout, /即将执行命令：echo RAN-\$\(\(40\+2\)\)/);
             assert.equal(declined.results.s, '已取消执行');
             assert.equal(declined.results.g, '权限拒绝：不允许使用工具 glob');
-            const saved = JSON.parse(fs.readFileSync(trustFile, 'utf8'));
-            assert.deepEqual(Object.keys(saved), [cwd]);
-            assert.equal(saved[cwd].trusted, false);
-            assert.match(saved[cwd].fingerprint, /^[0-9a-f]{64}$/);
-
-            // 同一个文件夹经符号链接进来：按真实路径认出来，不再问，仍然不信任
-            const link = path.join(tempDir('geekagent-link-'), 'clone');
-            fs.symlinkSync(cwd, link);
-            const again = await run(link, home, []);
-            assert.equal(again.code, 0, again.stderr);
-            assert.doesNotMatch(again.stdout, /\[y\/N\]/);
-            assert.match(again.stdout, /^未信任此文件夹：/m);
+            // 管道里的 n 只管这一次：脚本喂进来的一行不该永久关掉这个文件夹的配置（终端里明确答的 n 才记下，见 envtrust-answers）
+            assert.match(declined.stdout, /^（管道里的 n 只管这一次：这次按不信任运行，不记下；下次启动还会再问。/m);
+            assert.ok(!fs.existsSync(trustFile), '管道里的 n 不该记下');
 
             // 多放行一个工具：要信任的设置变了，再问一次；这次答 y，根目录和放行都生效
             writeConfig(cwd, 'GeekAgent.json', { root: outside, tools: { ...policies, patch: 'allow' } });
-            const trusted = await run(cwd, home, ['y', '再看看'], [attack, text('好')]);
+            const trusted = await runAgent(stage, { cwd, input: ['y', '再看看'], replies: [attack, text('好')], env: { HOME: home } });
             assert.equal(trusted.code, 0, trusted.stderr);
             assert.match(trusted.stdout, /不经询问直接执行：run_shell、write、patch\n/);
             assert.equal(count(trusted.stdout, '[y/N]'), 1, '只有信任问题，run_shell 不再询问');
@@ -118,14 +75,26 @@ for (const stage of stagesFrom('day08')) {
             assert.match(trusted.results.r, /OUTSIDE-SECRET/);
             assert.equal(trusted.results.s, 'RAN-42');
             assert.equal(trusted.results.g, '权限拒绝：不允许使用工具 glob', 'deny 规则信任后也照常');
-            assert.equal(JSON.parse(fs.readFileSync(trustFile, 'utf8'))[cwd].trusted, true);
+            const saved = JSON.parse(fs.readFileSync(trustFile, 'utf8'));
+            assert.deepEqual(Object.keys(saved), [cwd]);
+            assert.equal(saved[cwd].trusted, true);
+            assert.match(saved[cwd].fingerprint, /^[0-9a-f]{64}$/);
+
+            // 同一个文件夹经符号链接进来：按真实路径认出来，不再问，仍然信任
+            const link = path.join(workdir(), 'clone');
+            fs.symlinkSync(cwd, link);
+            const again = await runAgent(stage, { cwd: link, input: ['再跑一次'], replies: [tools(call('s', 'run_shell', { command: 'echo AGAIN' })), text('好')], env: { HOME: home } });
+            assert.equal(again.code, 0, again.stderr);
+            assert.doesNotMatch(again.stdout, /\[y\/N\]/);
+            assert.doesNotMatch(again.stdout, /未信任/);
+            assert.equal(again.results.s, 'AGAIN');
         });
 
         test('信任记录文件坏了：原样保留不覆盖，照样询问（这次答 y 只管这一次），并说明记不住', async () => {
-            const cwd = tempDir('geekagent-clone-');
+            const cwd = workdir();
             writeConfig(cwd, 'GeekAgent.json', { root: '..', tools: { run_shell: 'allow' } });
-            const home = tempDir('geekagent-home-', { [TRUST_FILE]: '{ 坏掉的 JSON' });
-            const r = await run(cwd, home, ['y', '跑一下'], [tools(call('s', 'run_shell', { command: 'echo ok' })), text('好')]);
+            const home = workdir({ [TRUST_FILE]: '{ 坏掉的 JSON' });
+            const r = await runAgent(stage, { cwd, input: ['y', '跑一下'], replies: [tools(call('s', 'run_shell', { command: 'echo ok' })), text('好')], env: { HOME: home } });
             assert.equal(r.code, 0, r.stderr);
             assert.match(r.stderr, /信任记录 .*trusted-folders\.json 已损坏，原样保留；这次的回答不会被记住/);
             assert.match(r.stdout, /信任文件夹 .* 吗？\n\[y\/N\] y\n/);
@@ -137,8 +106,8 @@ for (const stage of stagesFrom('day08')) {
     describe(`${stage}: deny 优先，其次最具体的用户规则，再次内置默认`, () => {
         test('"*": "deny" 连默认放行、显式放行的工具也拒绝；"run_*": "deny" 胜过 run_shell 的 ask；' +
             '"*": "ask" 胜过内置默认，精确名胜过 "*"', async () => {
-            const cwd = tempDir('geekagent-deny-', { 'note.txt': 'NOTE-BODY' });
-            const home = tempDir('geekagent-home-');
+            const cwd = workdir({ 'note.txt': 'NOTE-BODY' });
+            const home = workdir();
             // 这些工具默认都是 allow；把它们写成 allow 不需要信任
             const names = ['read', 'ls', 'glob', 'get_current_time'];
             if (stage !== 'day08') names.push('memory_write');
@@ -146,18 +115,18 @@ for (const stage of stagesFrom('day08')) {
             const args: Record<string, object> = { read: { path: 'note.txt' }, glob: { pattern: '*' } };
             writeConfig(cwd, 'GeekAgent.json', { root: '..', tools: { ...Object.fromEntries(names.map((n) => [n, 'allow'])), '*': 'deny' } });
             // 后面排着 y：如果真的弹出了确认，y 会同意执行，测试就能发现
-            const all = await run(cwd, home, ['全都试试', 'y', 'y', 'y', 'y'], [
+            const all = await runAgent(stage, { cwd, input: ['全都试试', 'y', 'y', 'y', 'y'], replies: [
                 tools(...names.map((n) => call(n, n, args[n] ?? {})), call('run_shell', 'run_shell', { command: 'echo RAN' })),
                 text('都被拒绝了'),
                 text('嗯'), text('嗯'), text('嗯'), text('嗯'),
-            ]);
+            ], env: { HOME: home } });
             assert.equal(all.code, 0, all.stderr);
             for (const n of [...names, 'run_shell']) assert.equal(all.results[n], `权限拒绝：不允许使用工具 ${n}`, n);
             assert.doesNotMatch(all.stdout, /\[y\/N\]/);
-            assert.ok(!all.sent.includes('NOTE-BODY'));
+            assert.ok(!sent(all).includes('NOTE-BODY'));
 
             writeConfig(cwd, 'GeekAgent.json', { root: '..', tools: { '*': 'ask', read: 'allow', 'run_*': 'deny', run_shell: 'ask' } });
-            const mixed = await run(cwd, home, ['再试试', 'y', '下一句'], [
+            const mixed = await runAgent(stage, { cwd, input: ['再试试', 'y', '下一句'], replies: [
                 tools(
                     call('read', 'read', { path: 'note.txt' }),
                     call('ls', 'ls', {}),
@@ -165,7 +134,7 @@ for (const stage of stagesFrom('day08')) {
                 ),
                 text('好'),
                 text('嗯'),
-            ]);
+            ], env: { HOME: home } });
             assert.equal(mixed.code, 0, mixed.stderr);
             assert.match(mixed.results.read, /NOTE-BODY/, '精确名 read: allow 胜过 "*": "ask"');
             assert.match(mixed.stdout, /工具 ls 请求执行\n\[y\/N\] y\n/, '"*": "ask" 胜过 ls 的内置默认 allow');
@@ -180,28 +149,17 @@ for (const stage of stagesFrom('day08')) {
 for (const stage of stagesFrom('day15')) {
     const DEMO = path.join(REPO_ROOT, stage, 'demo-server.mjs');
 
-    async function run(cwd: string, home: string, input: string[], replies: FakeReply[] = []) {
-        const fake = await startFakeOpenAI({ replies });
-        try {
-            const r = await runStage(stage, { input, cwd, env: { OPENAI_BASE_URL: fake.url, HOME: home } });
-            assertNoRejections(fake);
-            return { ...r, fake, results: toolResults(fake) };
-        } finally {
-            await fake.close();
-        }
-    }
-
     describe(`${stage}: 项目的 MCP 服务器要先信任`, () => {
         test('教程自带的 mcp.json 加一台会留下标记的服务器：答 n 一台也不启动（重连也不行），/mcp 说明原因；' +
             '答 y 才启动，"mcp_e_*": "deny" 胜过 "mcp_e_dice": "allow"', async () => {
-            const cwd = tempDir('geekagent-clone-');
+            const cwd = workdir();
             const tutorial = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, '.geekagent', 'mcp.json'), 'utf8'));
             // e：启动时先在工作目录留下 STARTED，再换成演示服务器
             const e = { command: 'sh', args: ['-c', `touch STARTED; exec node '${DEMO}'`], env: { DEMO_NOTE: 'hi' } };
             writeConfig(cwd, 'mcp.json', { mcpServers: { ...tutorial.mcpServers, e } });
             writeConfig(cwd, 'GeekAgent.json', { root: '..', tools: { 'mcp_e_*': 'deny', mcp_e_dice: 'allow' } });
 
-            const declined = await run(cwd, tempDir('geekagent-home-'), ['n', '/mcp', '/mcp reconnect e']);
+            const declined = await runAgent(stage, { cwd, input: ['n', '/mcp', '/mcp reconnect e'], env: { HOME: workdir() } });
             assert.equal(declined.code, 0, declined.stderr);
             assert.ok(declined.stdout.includes([
                 '这个文件夹自己的配置（.geekagent/）要：',
@@ -215,11 +173,11 @@ for (const stage of stagesFrom('day15')) {
             assert.doesNotMatch(declined.stderr, /\[mcp:/, '不该有任何服务器输出');
             assert.ok(!fs.existsSync(path.join(cwd, 'STARTED')), '不信任时服务器不该启动');
 
-            const trusted = await run(cwd, tempDir('geekagent-home-'), ['y', '掷骰子', 'y', 'y'], [
+            const trusted = await runAgent(stage, { cwd, input: ['y', MCP_READY, '掷骰子', 'y', 'y'], replies: [
                 tools(call('dice', 'mcp_e_dice'), call('wc', 'mcp_e_word_count', { text: 'a b' })),
                 text('都被拒绝了'),
                 text('嗯'), text('嗯'),
-            ]);
+            ], env: { HOME: workdir() } });
             assert.equal(trusted.code, 0, trusted.stderr);
             assert.ok(fs.existsSync(path.join(cwd, 'STARTED')));
             assert.equal(trusted.results.dice, '权限拒绝：不允许使用工具 mcp_e_dice');
@@ -231,65 +189,31 @@ for (const stage of stagesFrom('day15')) {
 
 // 全屏界面（stdin、stdout 都是终端）里，信任问题走的是全屏界面自己的 [y/N] 确认
 describe('全屏界面里的信任问题', { skip: noTmux }, () => {
-    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'geekagent-trust-tmux-')));
-    const socket = path.join(dir, 'tmux.sock');
-    const { TMUX: _t, TMUX_PANE: _p, ...tmuxEnv } = process.env;
-    const tmux = (...args: string[]) =>
-        execFileSync('tmux', ['-f', '/dev/null', '-u', '-S', socket, ...args], { encoding: 'utf8', env: tmuxEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-    // 一个一直在的会话：每个测试结束时关掉自己的会话，tmux 服务器不会因为没有会话而退出，下一个测试连上去时就不会撞上它正在退出
-    before(() => {
-        tmux('new-session', '-d', '-s', 'keep', 'sleep 600');
-    });
-    after(() => {
-        try {
-            tmux('kill-server');
-        } catch { /* 已经退出 */ }
-        fs.rmSync(dir, { recursive: true, force: true });
-    });
-
     for (const stage of stagesFrom('day08')) {
-        test(`${stage}：问题列出要放行的工具，输入行变成 [y/N]；答 y 之后 run_shell 不再询问，回答记进 HOME`, { timeout: 60_000 }, async () => {
-            const cwd = tempDir('geekagent-clone-');
-            const home = tempDir('geekagent-home-');
+        test(`${stage}：问题列出要放行的工具，输入行变成 [y/N]；答 y 之后 run_shell 不再询问，回答记进 HOME`, async () => {
+            const cwd = workdir();
+            const home = workdir();
             writeConfig(cwd, 'GeekAgent.json', { root: '..', tools: { run_shell: 'allow' } });
             const fake = await startFakeOpenAI({
                 replies: [tools(call('s', 'run_shell', { command: 'echo FULLSCREEN > ran.txt' })), text('跑完了')],
             });
-            const session = `trust-${stage}`;
-            const screen = () => tmux('capture-pane', '-p', '-t', session);
-            const until = async (what: string, check: (text: string) => boolean) => {
-                const deadline = Date.now() + 20_000;
-                while (!check(screen())) {
-                    if (Date.now() > deadline) assert.fail(`等待超时：${what}\n${screen()}`);
-                    await sleep(50);
-                }
-            };
+            const term = new Terminal(stage, { cols: 160, rows: 30, cwd, env: { HOME: home, OPENAI_BASE_URL: fake.url } });
             try {
-                const vars = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, TERM: 'xterm-256color', OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: fake.url, OPENAI_MODEL: 'test-model' };
-                const script = `${shellQuote(process.execPath)} --import ${shellQuote(TSX_LOADER)} ${shellQuote(path.join(REPO_ROOT, stage, 'index.ts'))}; echo EXITED; exec sleep 600`;
-                const command = ['env', '-i', ...Object.entries(vars).map(([k, v]) => shellQuote(`${k}=${v}`)), 'sh', '-c', shellQuote(script)].join(' ');
-                tmux('new-session', '-d', '-x', '160', '-y', '30', '-s', session, '-c', cwd, command);
-                await until('信任问题', (s) => s.includes('[y/N]'));
-                assert.match(screen(), /不经询问直接执行：run_shell/);
-                assert.match(screen(), /信任文件夹 .* 吗？/);
-                tmux('send-keys', '-t', session, '-l', 'y');
-                tmux('send-keys', '-t', session, 'Enter');
-                await until('答过信任问题', (s) => s.includes('吗？ → y'));
-                tmux('send-keys', '-t', session, '-l', '跑一下');
-                tmux('send-keys', '-t', session, 'Enter');
-                await until('回复', (s) => s.includes('跑完了'));
-                assert.doesNotMatch(screen(), /即将执行命令/);
+                const question = await term.shows('[y/N]');
+                assert.match(question, /不经询问直接执行：run_shell/);
+                assert.match(question, /信任文件夹 .* 吗？/);
+                term.enter('y');
+                await term.shows('吗？ → y');
+                term.enter('跑一下');
+                assert.doesNotMatch(await term.shows('跑完了'), /即将执行命令/);
                 assert.equal(fs.readFileSync(path.join(cwd, 'ran.txt'), 'utf8'), 'FULLSCREEN\n');
-                tmux('send-keys', '-t', session, '-l', '/exit');
-                tmux('send-keys', '-t', session, 'Enter');
-                await until('退出', (s) => s.includes('EXITED'));
+                term.enter('/exit');
+                await term.exited();
                 const saved = JSON.parse(fs.readFileSync(path.join(home, TRUST_FILE), 'utf8'));
                 assert.equal(saved[cwd].trusted, true);
                 assertNoRejections(fake);
             } finally {
-                try {
-                    tmux('kill-session', '-t', session);
-                } catch { /* 已经关了 */ }
+                term.close();
                 await fake.close();
             }
         });

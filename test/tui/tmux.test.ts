@@ -3,33 +3,15 @@
 // 单元测试只能证明 renderFrame 算得对；这里看的是终端真正画出来的样子：宽字符对齐、备用屏幕、光标、恢复终端。
 // 所有等待都是“轮询到条件成立或超时”，不用固定的 sleep；超时报错会带上当时的整屏内容。
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { call, text, tools, userTexts } from '../helpers/agent.js';
 import { assertNoRejections, startFakeOpenAI, type FakeServer, type Usage } from '../helpers/fake-openai.js';
-import { REPO_ROOT, stagesFrom } from '../helpers/run-stage.js';
+import { stagesFrom } from '../helpers/run-stage.js';
+import { noTmux, Terminal, tmux } from '../helpers/terminal.js';
 
-const probe = spawnSync('tmux', ['-V'], { encoding: 'utf8' });
-const reason = (probe.error?.message ?? probe.stderr?.trim()) || `退出码 ${probe.status}`;
-const skip = probe.status === 0 ? false : `tmux 不可用：${reason}`;
-
-// 独立的 tmux 服务（-S 临时目录里自己的套接字，用完连目录删掉）、不读用户的 ~/.tmux.conf（-f /dev/null）、
-// 强制 UTF-8（-u）：不碰用户正在用的 tmux，也不受他的按键绑定、默认 shell 之类的配置影响
-let socketDir = '';
-const { TMUX: _tmux, TMUX_PANE: _pane, ...TMUX_ENV } = process.env;
-
-function tmux(...args: string[]): string {
-    return execFileSync('tmux', ['-f', '/dev/null', '-u', '-S', path.join(socketDir, 'tmux'), ...args], {
-        encoding: 'utf8', env: TMUX_ENV, stdio: ['ignore', 'pipe', 'pipe'],
-    });
-}
-
-const TSX_LOADER = import.meta.resolve('tsx');
 const PANEL_WIDTH = 28;   // 规格：面板 28 列，比 60 列窄时隐藏
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 const usage = (total: number): Usage => ({ prompt_tokens: total - 10, completion_tokens: 10, total_tokens: total });
 
 // 终端里一个字符占几列。故意不用被测代码的 displayWidth：要拿真实终端画出来的结果去检验它。
@@ -37,81 +19,10 @@ const usage = (total: number): Usage => ({ prompt_tokens: total - 10, completion
 const WIDE = /[\u1100-\u115f\u2e80-\u303e\u3040-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\u{20000}-\u{3fffd}]|(?![\u{1f1e6}-\u{1f1ff}])\p{Emoji_Presentation}/u;
 const cells = (text: string) => Array.from(text).reduce((n, ch) => n + (WIDE.test(ch) ? 2 : 1), 0);
 
-/**
- * tmux 里的一个会话：sh 先打印标记，再运行入口，退出后打印退出码，然后 sleep 占住窗格，退出后的屏幕留着可读。
- * 不用 remain-on-exit：窗格一死 tmux 就把光标藏起来，没法检查入口有没有恢复光标。
- */
-class Terminal {
-    readonly cwd = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'geekagent-tmux-')));
-    private cols: number;
-
-    constructor(readonly name: string, cols: number, readonly rows: number) {
-        this.cols = cols;
-    }
-
-    start(stage: string, baseUrl: string): void {
-        // env -i：只给这几个变量，测试进程里的 NO_COLOR、真实的 OPENAI_* 一律不带进去
-        const vars = {
-            PATH: process.env.PATH ?? '/usr/bin:/bin',
-            HOME: process.env.HOME ?? this.cwd,
-            TERM: 'xterm-256color',
-            OPENAI_API_KEY: 'sk-test-key-123456',
-            OPENAI_BASE_URL: baseUrl,
-            OPENAI_MODEL: 'test-model',
-            GEEKAGENT_MAX_HISTORY: '1000000',   // 这里不测压缩
-        };
-        const entry = path.join(REPO_ROOT, stage, 'index.ts');
-        const script = `printf 'MARKER-BEFORE\\n'; ${shellQuote(process.execPath)} --import ${shellQuote(TSX_LOADER)} ${shellQuote(entry)}; echo "EXITED-$?"; exec sleep 600`;
-        const command = ['env', '-i', ...Object.entries(vars).map(([k, v]) => shellQuote(`${k}=${v}`)), 'sh', '-c', shellQuote(script)].join(' ');
-        tmux('new-session', '-d', '-x', String(this.cols), '-y', String(this.rows), '-s', this.name, '-c', this.cwd, command);
-    }
-
-    screen(): string[] {
-        return tmux('capture-pane', '-p', '-t', this.name).replace(/\n$/, '').split('\n');
-    }
-
-    info(format: string): string {
-        return tmux('display-message', '-p', '-t', this.name, format).trim();
-    }
-
-    type(text: string): void {
-        tmux('send-keys', '-t', this.name, '-l', text);
-    }
-
-    press(...keys: string[]): void {
-        tmux('send-keys', '-t', this.name, ...keys);
-    }
-
-    resize(cols: number): void {
-        this.cols = cols;
-        tmux('resize-window', '-t', this.name, '-x', String(cols), '-y', String(this.rows));
-    }
-
-    /** 轮询屏幕直到 check 成立；超时报错时附上整屏内容。 */
-    async until(what: string, check: (screen: string[]) => boolean, timeoutMs = 15_000): Promise<string[]> {
-        const deadline = Date.now() + timeoutMs;
-        let screen: string[] = [];
-        for (;;) {
-            screen = this.screen();
-            if (check(screen)) return screen;
-            if (Date.now() > deadline) break;
-            await sleep(40);
-        }
-        assert.fail(`等待超时（${timeoutMs} ms）：${what}\n--- 屏幕（${this.info('#{pane_width}×#{pane_height}')}）---\n${screen.join('\n')}`);
-    }
-
-    /** 等入口进程结束（sh 打印出退出码），返回退出后的屏幕。 */
-    exited(): Promise<string[]> {
-        return this.until('入口退出', (s) => s.some((line) => line.startsWith('EXITED-')));
-    }
-
-    kill(): void {
-        try {
-            tmux('kill-session', '-t', this.name);
-        } catch {
-            // 会话已经不在了
-        }
-        fs.rmSync(this.cwd, { recursive: true, force: true });
+/** 全屏界面的一个终端：在通用的 Terminal 上加几个读屏幕的办法（日志区、面板、分隔线、输入行）。 */
+class FullScreen extends Terminal {
+    constructor(stage: string, cols: number, rows: number, baseUrl: string) {
+        super(stage, { cols, rows, env: { OPENAI_BASE_URL: baseUrl, GEEKAGENT_MAX_HISTORY: '1000000' } });   // 这里不测压缩
     }
 
     // ---------- 读屏幕 ----------
@@ -171,12 +82,8 @@ class Terminal {
     }
 }
 
-const userTexts = (body: any): string[] => body.messages.filter((m: any) => m.role === 'user').map((m: any) => m.content);
-
-let sessionCount = 0;
-
 // 入口退出之后：备用屏幕已关、鼠标上报已关、光标可见，原来的屏幕内容回来了，面板不见了
-function assertRestored(term: Terminal, screen: string[], marker = true): void {
+function assertRestored(term: FullScreen, screen: string[], marker = true): void {
     const text = screen.join('\n');
     assert.equal(term.info('#{alternate_on}'), '0', '退出后仍在备用屏幕');
     assert.equal(term.info('#{mouse_any_flag}#{mouse_sgr_flag}'), '00', '退出后鼠标上报没有关掉');
@@ -187,29 +94,14 @@ function assertRestored(term: Terminal, screen: string[], marker = true): void {
     assert.ok(!text.includes('│') && !text.includes('You ›'), `退出后还看得到全屏界面：\n${text}`);
 }
 
-describe('tmux 里的全屏界面', { skip }, () => {
-    before(() => {
-        socketDir = fs.mkdtempSync(path.join(os.tmpdir(), 'geekagent-tmux-sock-'));
-        // 一个一直在的会话：测试之间关掉各自的会话时，tmux 服务器不会退出，下一个测试连上去时不会撞上它正在退出
-        tmux('new-session', '-d', '-s', 'keep', 'sleep 600');
-    });
-    after(() => {
-        try {
-            tmux('kill-server');
-        } catch {
-            // 最后一个会话关掉时服务已经自己退出了
-        }
-        fs.rmSync(socketDir, { recursive: true, force: true });   // 服务退出时不删套接字文件
-    });
-
+describe('tmux 里的全屏界面', { skip: noTmux }, () => {
     for (const stage of stagesFrom('day08')) {
         describe(stage, () => {
             let fake: FakeServer;
-            const terms: Terminal[] = [];
+            const terms: FullScreen[] = [];
             const open = (cols: number, rows: number) => {
-                const term = new Terminal(`${stage}-${++sessionCount}`, cols, rows);
+                const term = new FullScreen(stage, cols, rows, fake.url);
                 terms.push(term);
-                term.start(stage, fake.url);
                 return term;
             };
 
@@ -218,11 +110,11 @@ describe('tmux 里的全屏界面', { skip }, () => {
             });
             // 不管测试成败，会话都要关掉（会话里的入口随 SIGHUP 走退出流程）
             after(async () => {
-                for (const term of terms) term.kill();
+                for (const term of terms) term.close();
                 await fake.close();
             });
 
-            test('100×30：面板、中文输入、流式回复与用量、写文件确认、Esc 取消、排队、翻页、粘贴、确认中 Ctrl+D 退出', { timeout: 60_000 }, async () => {
+            test('100×30：面板、中文输入、流式回复与用量、写文件确认、Esc 取消、排队、翻页、粘贴、确认中 Ctrl+D 退出', async () => {
                 const term = open(100, 30);
 
                 // ---- 启动：两栏，面板上有模型名和上下文窗口 64000 ----
@@ -260,7 +152,7 @@ describe('tmux 里的全屏界面', { skip }, () => {
 
                 // ---- write 工具：输入行变成 [y/N]，答 y，文件写到磁盘上 ----
                 fake.push(
-                    { kind: 'tools', calls: [{ name: 'write', arguments: JSON.stringify({ path: '笔记.md', content: '# 标题\n第一行\n' }) }], usage: usage(100) },
+                    { kind: 'tools', calls: [call('w1', 'write', { path: '笔记.md', content: '# 标题\n第一行\n' })], usage: usage(100) },
                     { kind: 'text', text: '已经写好了笔记。', usage: usage(200) },
                 );
                 term.type('帮我写一个笔记文件');
@@ -274,10 +166,10 @@ describe('tmux 里的全屏界面', { skip }, () => {
                 assert.equal(term.section(screen, '本轮'), '300 tokens');
                 assert.equal(fs.readFileSync(path.join(term.cwd, '笔记.md'), 'utf8'), '# 标题\n第一行\n');
 
-                // ---- 慢速回复进行中：分隔线提示可取消，再打一行会排队；Esc 取消，排队的那行接着处理 ----
+                // ---- 回复进行中（说了一段就停住，直到被取消）：分隔线提示可取消，再打一行会排队；Esc 取消，排队的那行接着处理 ----
                 const slow = '这是一段很慢的回复，'.repeat(30);
                 const lines = Array.from({ length: 40 }, (_, i) => `第 ${i + 1} 行`);
-                fake.push({ kind: 'text', text: slow, chunkSize: 2, delayMs: 60 }, { kind: 'text', text: lines.join('\n') });
+                fake.push({ kind: 'hang', text: slow }, text(lines.join('\n')));
                 term.type('慢慢说');
                 term.press('Enter');
                 screen = await term.until('流式输出中', (s) => term.logText(s).includes('这是一段很慢') && term.rule(s).includes('回复中，Esc 取消'));
@@ -286,7 +178,7 @@ describe('tmux 里的全屏界面', { skip }, () => {
                 await term.until('排队提示', (s) => term.rule(s).includes('1 条排队'));
                 term.press('Escape');
                 // 最后一段文字先画出来，这一轮结束（分隔线上的提示消失）要再晚一帧
-                screen = await term.until('列出四十行且这一轮结束', (s) => term.logText(s).includes('第 40 行') && !/回复中|排队/.test(term.rule(s)), 20_000);
+                screen = await term.until('列出四十行且这一轮结束', (s) => term.logText(s).includes('第 40 行') && !/回复中|排队/.test(term.rule(s)));
                 assert.ok(fake.requests.length >= 5);
                 const queued = userTexts(fake.requests.at(-1)!.body);
                 assert.equal(queued.at(-1), '排队的消息');
@@ -315,7 +207,7 @@ describe('tmux 里的全屏界面', { skip }, () => {
                 assert.equal(term.info('#{alternate_on}'), '1');
 
                 // ---- 正在等 [y/N] 时按 Ctrl+D：视为拒绝，回滚这一轮，保存、bye、恢复原来的屏幕 ----
-                fake.push({ kind: 'tools', calls: [{ name: 'write', arguments: JSON.stringify({ path: '不该写.txt', content: 'x' }) }] });
+                fake.push(tools(call('w2', 'write', { path: '不该写.txt', content: 'x' })));
                 term.type('再写一个');
                 term.press('Enter');
                 await term.until('第二次确认提示', (s) => term.inputRow(s).startsWith('[y/N]'));
@@ -330,7 +222,7 @@ describe('tmux 里的全屏界面', { skip }, () => {
                 assertNoRejections(fake);
             });
 
-            test('59 列隐藏面板、60 列显示；窄屏折行；空闲时 Ctrl+D 退出', { timeout: 60_000 }, async () => {
+            test('59 列隐藏面板、60 列显示；窄屏折行；空闲时 Ctrl+D 退出', async () => {
                 const term = open(59, 20);
                 let screen = await term.until('启动', (s) => term.logText(s).includes('/help') && term.inputRow(s) === 'You ›');
                 assert.ok(screen.every((line) => !line.includes('│')), `59 列时不该有面板：\n${screen.join('\n')}`);

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PassThrough, Writable } from 'node:stream';
-import { applyKey, confirmAnswer } from '../../day08/editor.js';
+import { applyKey } from '../../day08/editor.js';
+import { isYes } from '../../day08/input.js';
 import { LOG_LIMIT, type Log } from '../../day08/log.js';
 import { cursorPosition, renderFrame } from '../../day08/render.js';
 import { displayWidth, truncateToWidth, type Key } from '../../day08/term.js';
@@ -159,9 +160,9 @@ test('输入编辑：文字、中文、光标移动、退格、删除、粘贴',
     assert.equal(applyKey(s, k('enter'), 80, 24), null);   // 空行不提交
     s.confirming = true;
     assert.deepEqual(applyKey(s, k('enter'), 80, 24), { type: 'submit', line: '' });
-    assert.equal(confirmAnswer(' Y '), true);
-    assert.equal(confirmAnswer('yes'), true);   // 和行模式一样，y 和 yes 都算同意
-    assert.equal(confirmAnswer('yess'), false);
+    assert.equal(isYes(' Y '), true);
+    assert.equal(isYes('yes'), true);   // 和行模式一样，y 和 yes 都算同意
+    assert.equal(isYes('yess'), false);
 });
 
 test('↑/↓ 调出本次输入过的内容，草稿保留', () => {
@@ -240,11 +241,11 @@ test('Tui：启动进入备用屏幕，按键回调，确认问答，stop 恢复
     await new Promise((r) => setTimeout(r, 60));   // 等单独 ESC 的超时
     tui.showQuestion('--- a.txt\n+++ a.txt\n\n写入 a.txt？');
     assert.equal(tui.state.confirming, true);
-    tui.answerQuestion(true);
+    tui.answerQuestion('y');
     assert.equal(entryText(tui.state.log, tui.state.log.end - 1), '写入 a.txt？ → y');
     tui.showQuestion('');
     tui.append('别的输出', 'system');
-    tui.answerQuestion(false);
+    tui.answerQuestion('n');
     assert.equal(entryText(tui.state.log, tui.state.log.end - 1), '确认 → n');
     tui.setBusy(false);
     input.emit('data', '\x04');

@@ -2,14 +2,13 @@
 // 各阶段的模块按文件路径动态导入；registerShellTools / registerFileTools 把工具注册进该阶段自己的 tools.ts 实例。
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { REPO_ROOT, stagesFrom } from '../helpers/run-stage.js';
+import { sleepCommand, waitUntil } from '../helpers/wait.js';
+import { workdir } from '../helpers/workdir.js';
 
-const tmpdir = (prefix: string) => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 function writeTree(root: string, files: string[]): void {
     for (const name of files) {
@@ -22,7 +21,7 @@ for (const stage of stagesFrom('day04')) {
     const load = (file: string) => import(pathToFileURL(path.join(REPO_ROOT, stage, file)).href);
 
     describe(`${stage}: glob 匹配器`, async () => {
-        const { segmentRegExp, matchSegment, glob, GLOB_LIMIT } = await load('glob.ts');
+        const { matchSegment, glob, GLOB_LIMIT } = await load('glob.ts');
 
         test('单段通配符：* ? [abc] [a-z] [!a] {a,b}，其余按字面、区分大小写', () => {
             const cases: [string, string[], string[]][] = [
@@ -40,9 +39,8 @@ for (const stage of stagesFrom('day04')) {
                 ['{a,b', ['{a,b'], ['a']],
             ];
             for (const [pattern, yes, no] of cases) {
-                const re: RegExp = segmentRegExp(pattern);
-                for (const name of yes) assert.ok(re.test(name), `${pattern} 应当匹配 ${name}`);
-                for (const name of no) assert.ok(!re.test(name), `${pattern} 不应匹配 ${name}`);
+                for (const name of yes) assert.ok(matchSegment(pattern, name), `${pattern} 应当匹配 ${name}`);
+                for (const name of no) assert.ok(!matchSegment(pattern, name), `${pattern} 不应匹配 ${name}`);
             }
         });
 
@@ -56,7 +54,7 @@ for (const stage of stagesFrom('day04')) {
         });
 
         describe('遍历目录', () => {
-            const root = tmpdir('geekagent-glob-');
+            const root = workdir();
             writeTree(root, [
                 'main.ts', 'notes.md', '.env',
                 'src/main.ts', 'src/readme.md', 'src/lib/util.ts', 'src/lib/deep/x.ts',
@@ -94,7 +92,7 @@ for (const stage of stagesFrom('day04')) {
 
             test(`超过 ${GLOB_LIMIT} 个结果就停止，truncated 为 true`, () => {
                 assert.equal(GLOB_LIMIT, 200);
-                const many = tmpdir('geekagent-glob-many-');
+                const many = workdir();
                 writeTree(many, Array.from({ length: 250 }, (_, i) => `d/f${String(i).padStart(3, '0')}.txt`));
                 const all = glob('d/*.txt', many);
                 assert.equal(all.paths.length, 200);
@@ -111,7 +109,7 @@ for (const stage of stagesFrom('day04')) {
     });
 
     describe(`${stage}: diff 与 patch 规则`, async () => {
-        const { lines, diff, applyHunks, DIFF_MAX_LINES } = await load('diff.ts');
+        const { lines, diff, applyHunks } = await load('diff.ts');
         const numbered = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}`).join('\n') + '\n';
 
         test('lines：CRLF 变 LF，去掉一个结尾换行，空文本没有行', () => {
@@ -134,22 +132,23 @@ for (const stage of stagesFrom('day04')) {
             assert.equal(diff('a\r\nb\r\n', 'a\nb\n'), ' a\n b');
         });
 
-        test('两处相距较远的修改：中间的行显示成 -/+ 对（不是真正的 diff 算法）', () => {
+        test('两处修改之间相同的行原样保留（逐行比较）；相距太远时中间只留前后各 3 行', () => {
             const before = numbered(6);
             const after = before.replace('line 2', 'two').replace('line 5', 'five');
             assert.equal(diff(before, after), [
-                ' line 1', '-line 2', '-line 3', '-line 4', '-line 5', '+two', '+line 3', '+line 4', '+five', ' line 6',
+                ' line 1', '-line 2', '+two', ' line 3', ' line 4', '-line 5', '+five', ' line 6',
             ].join('\n'));
+            const far = diff(numbered(300), numbered(300).replace('line 50\n', 'fifty\n').replace('line 250\n', 'x\n'));
+            assert.deepEqual(far.split('\n').filter((l: string) => /^[-+…]/.test(l)), ['-line 50', '+fifty', '…（中间 193 行没有改动）', '-line 250', '+x']);
+            // 删加的行数最少：插入和删除交错时也不把整段算成改动
+            assert.equal(diff('a\nb\nc\nd\n', 'x\nb\ny\nd\nz\n'), '-a\n+x\n b\n-c\n+y\n d\n+z');
         });
 
-        test('新文件全是 +；超过 100 行截断并说明还剩几行', () => {
+        test('新文件全是 +；diff 不截断（确认提示太长时由 askPaged 分页）', () => {
             assert.equal(diff('', 'a\nb\n'), '+a\n+b');
-            assert.equal(DIFF_MAX_LINES, 100);
             const out: string[] = diff('', numbered(150)).split('\n');
-            assert.equal(out.length, 101);
-            assert.equal(out[99], '+line 100');
-            assert.match(out[100], /50/);
-            assert.equal(diff('', numbered(100)).split('\n').length, 100);
+            assert.equal(out.length, 150);
+            assert.equal(out[149], '+line 150');
         });
 
         test('applyHunks：依次应用到工作副本上，替换按字面（$& 不被解释）', () => {
@@ -176,7 +175,7 @@ for (const stage of stagesFrom('day04')) {
 
     describe(`${stage}: shell 与工具执行`, async () => {
         const cwd = process.cwd();
-        const work = tmpdir('geekagent-units-');
+        const work = workdir();
         const tools = await load('tools.ts');
         const { runShell, registerShellTools } = await load('shell.ts');
         const { registerFileTools } = await load('files.ts');
@@ -204,12 +203,14 @@ for (const stage of stagesFrom('day04')) {
             assert.equal(await runShell('cat'), '（无输出）');
         });
 
-        test('runShell 超时：很快返回超时说明，整个进程组（含后台子进程）被杀掉', async () => {
-            const started = Date.now();
-            const result = await runShell('(sleep 0.8; touch survived) & sleep 5', 300);
-            assert.ok(Date.now() - started < 3000, `用了 ${Date.now() - started} ms`);
+        test('runShell 超时：返回超时说明，整个进程组（含后台子进程）被杀掉', async () => {
+            // 前台、后台两条命令自己都不会结束：runShell 能返回，说明超时起了作用；它们都不在了，说明整个进程组被杀掉
+            const background = sleepCommand();
+            const foreground = sleepCommand();
+            const result = await runShell(`(${background.command}; touch survived) & ${foreground.command}`, 300);
             assert.match(result, /^命令失败（超时：超过 0\.3 秒）/);
-            await sleep(1500);
+            await waitUntil('前台命令被杀掉', () => !foreground.running());
+            await waitUntil('后台子进程被杀掉', () => !background.running());
             assert.ok(!fs.existsSync(path.join(work, 'survived')), '后台子进程没有被杀掉');
         });
 

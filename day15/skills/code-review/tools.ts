@@ -1,4 +1,4 @@
-// code-review 技能自带的工具：查看工作区相对 HEAD 的改动。
+// Day 11：code-review 技能自带的工具：查看工作区相对 HEAD 的改动。
 import { execFile } from 'node:child_process';
 import { truncateOutput, type Tool } from '../../tools.js';
 

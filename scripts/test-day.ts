@@ -1,0 +1,40 @@
+// 只跑某一天的测试：npm run test:day -- 3
+// 在这一天所在的阶段上（GEEKAGENT_TEST_STAGE，见 test/helpers/run-stage.ts 的 stagesFrom）跑测这一天功能的几个测试文件。
+// 一个文件测的不止一天时（例如 tools.test.ts 测第 2–4 天），那几天都会跑它。完整的 npm test 仍然在每个阶段上重跑全部测试。
+import { spawn } from 'node:child_process';
+import { STAGE_DAYS } from './days.js';
+import { ROOT } from './stages.js';
+
+/** 每一天的测试文件（相对 test/）。 */
+const DAY_TESTS: Record<number, string[]> = {
+    1: ['stages/chat.test.ts', 'stages/sse-fixtures.test.ts', 'stages/screen.test.ts', 'stages/prompts-bidi.test.ts', 'stages/envtrust-dotenv.test.ts', 'stages/envtrust-pipe.test.ts', 'stages/trace.test.ts'],
+    2: ['stages/tools.test.ts'],
+    3: ['stages/tools.test.ts', 'stages/cancel.test.ts', 'stages/life.test.ts', 'stages/hostile-setsid.test.ts', 'stages/prompts-long.test.ts', 'stages/tty-cancel.test.ts'],
+    4: ['stages/tools.test.ts', 'units/day04-units.test.ts', 'stages/hostile-glob.test.ts'],
+    5: ['stages/compaction.test.ts'],
+    6: ['stages/sessions.test.ts', 'stages/state.test.ts'],
+    7: ['tui/tui.test.ts', 'tui/term.test.ts', 'tui/tmux.test.ts', 'tui/screen-tmux.test.ts', 'tui/prompts-tmux.test.ts'],
+    8: ['stages/safety.test.ts', 'stages/secrets.test.ts', 'stages/undo.test.ts', 'stages/trust.test.ts', 'stages/envtrust-answers.test.ts', 'stages/envtrust-write.test.ts', 'stages/clean-secrets.test.ts', 'stages/clean-state.test.ts'],
+    9: ['stages/planning.test.ts'],
+    10: ['stages/memory.test.ts', 'stages/clean-instructions.test.ts'],
+    11: ['stages/skills.test.ts'],
+    12: ['retrieval/search.test.ts', 'retrieval/web.test.ts', 'retrieval/html.test.ts', 'stages/hostile-fetch.test.ts', 'stages/prompts-fetch.test.ts'],
+    13: ['retrieval/bm25.test.ts', 'stages/memory.test.ts'],
+    14: ['stages/retrieval-e2e.test.ts'],
+    15: ['mcp/framing.test.ts', 'mcp/helpers.test.ts', 'mcp/mcp-client.test.ts', 'mcp/scale.test.ts', 'mcp/broken-servers.test.ts', 'stages/mcp-agent.test.ts', 'stages/mcp-progress.test.ts', 'stages/mcp-scale.test.ts', 'stages/mcp-hostile.test.ts'],
+};
+
+const day = Number(process.argv[2]);
+const stage = Object.keys(STAGE_DAYS).find((s) => STAGE_DAYS[s].includes(day));
+if (!stage || !DAY_TESTS[day]) {
+    console.error(`用法：npm run test:day -- N（N 是 1–15 之间的一天，例如 npm run test:day -- 3）`);
+    process.exit(2);
+}
+console.log(`第 ${day} 天的测试，在 ${stage} 上：${DAY_TESTS[day].join('、')}`);
+const files = DAY_TESTS[day].map((f) => `test/${f}`);
+const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], {
+    cwd: ROOT,
+    stdio: 'inherit',
+    env: { ...process.env, GEEKAGENT_TEST_STAGE: stage },
+});
+child.on('close', (code) => process.exit(code ?? 1));

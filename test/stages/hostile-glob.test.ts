@@ -1,0 +1,30 @@
+// 恶意输入不让 Agent 卡死：glob 的模式来自模型、不用确认。回溯正则遇到 *a*a*a…*b 和一个长文件名，
+// 要试的切法随星号个数指数增长（12 个星号对 100 个字符约 10^15 种），Agent 就再也不回答了。
+// 这里不量时间：Agent 在运行器平常的期限内回答、退出，结果也对，就说明匹配没有回溯。
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { call, runAgent, text, tools } from '../helpers/agent.js';
+import { stagesFrom } from '../helpers/run-stage.js';
+import { workdir } from '../helpers/workdir.js';
+
+const PATTERN = '*a*a*a*a*a*a*a*a*a*a*a*a*b';
+
+for (const stage of stagesFrom('day04')) {
+    describe(`${stage}: glob 的模式卡不住 Agent`, () => {
+        test('*a*a…*b 对 100 个字符的文件名：照常回答，只匹配以 b 结尾的那个', async () => {
+            const miss = 'a'.repeat(100);
+            const hit = 'a'.repeat(99) + 'b';
+            const cwd = workdir({ [miss]: '', [hit]: '', 'sub/x.txt': '' });
+            const r = await runAgent(stage, { cwd, input: ['找一下文件', '再找 txt'], replies: [
+                tools(call('g1', 'glob', { pattern: PATTERN })),
+                text('找到了'),
+                tools(call('g2', 'glob', { pattern: '**/{x,y}.t?[tx]' })),
+                text('也找到了'),
+            ] });
+            assert.equal(r.code, 0, r.stderr);
+            assert.equal(r.results.g1, `匹配到 1 个文件：\n${hit}`);
+            assert.equal(r.results.g2, '匹配到 1 个文件：\nsub/x.txt');
+            assert.match(r.stdout, /找到了[\s\S]*也找到了/);
+        });
+    });
+}

@@ -1,0 +1,135 @@
+// Day 15 的 MCP 客户端面对不怀好意的一方：模型把要紧的参数藏在长参数后面，环境里有认得出格式的令牌，
+// 服务器发来合法但嵌套极深的 JSON，服务器用 setsid 把孙进程放出进程组。都经真实入口、管道输入、假模型验证。
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { call, MCP_READY, runAgent, text, tools } from '../helpers/agent.js';
+import { startFakeOpenAI } from '../helpers/fake-openai.js';
+import { startStage, stagesFrom } from '../helpers/run-stage.js';
+import { processesWith, sleepCommand, waitUntil } from '../helpers/wait.js';
+import { workdir } from '../helpers/workdir.js';
+import { leftovers, server } from '../mcp/util.js';
+
+// 本文件启动的服务器都带着这个标记：只找自己留下的进程
+const MARK = randomUUID();
+const marked = { GEEKAGENT_TEST_MARK: MARK };
+// 第一行输入回答文件夹信任问题（临时目录自己的 mcp.json 要启动服务器）
+const TRUST = 'y';
+
+/** 写好 mcp.json（和需要时的权限表）的临时工作目录。 */
+function mcpDir(servers: Record<string, unknown>, policies?: Record<string, string>): string {
+    const files: Record<string, string> = { '.geekagent/mcp.json': JSON.stringify({ mcpServers: servers }) };
+    if (policies) files['.geekagent/GeekAgent.json'] = JSON.stringify({ root: '..', tools: policies });
+    return workdir(files);
+}
+
+for (const stage of stagesFrom('day15')) {
+    describe(`${stage}: MCP 面对不怀好意的一方`, () => {
+        test('确认提示一个参数一行：长 content 排在前面也藏不住后面的 path；短值整个显示，长值只显示开头和总长', async () => {
+            const content = 'A'.repeat(5000);
+            const cwd = mcpDir({ fs: { command: 'node', args: [server('writer.mjs')], env: marked } });
+            const r = await runAgent(stage, {
+                cwd,
+                input: [TRUST, MCP_READY, '写个文件', 'n'],
+                replies: [tools(call('c1', 'mcp_fs_write_file', { content, path: '/home/u/.bashrc', mode: 420 })), text('好的，不写了')],
+            });
+            assert.equal(r.code, 0, r.stderr);
+            const prompt = /即将调用 MCP 工具：mcp_fs_write_file[^]*?确认执行？/.exec(r.stdout)?.[0] ?? '';
+            const lines = prompt.split('\n');
+            assert.equal(lines[1], '参数：', prompt);
+            assert.match(lines[2], /^ {2}content："A{100,300}$/, '长值只显示开头');
+            assert.match(lines[3], /^ {4}…\(已截断，共 5002 个字符\)$/, '长值的总长');
+            assert.equal(lines[4], '  path："/home/u/.bashrc"');
+            assert.equal(lines[5], '  mode：420');
+            assert.equal(lines[6], '确认执行？');
+            assert.equal(r.results.c1, '调用已取消');
+            assert.deepEqual(leftovers('', MARK), []);
+        });
+
+        test('服务器的环境里没有像密钥的值：名字不像密钥、值是令牌格式（CI_JOB_JWT、GitHub 令牌）的也不继承', async () => {
+            const jwt = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJqb2IifQ.c2lnbmF0dXJl';
+            const github = 'ghp_' + 'a1B2'.repeat(9);
+            const cwd = mcpDir({ envdump: { command: 'node', args: [server('env-dump.mjs')], env: marked } }, { 'mcp_envdump_*': 'allow' });
+            const r = await runAgent(stage, {
+                cwd,
+                input: [TRUST, MCP_READY, '把服务器的环境变量列出来'],
+                replies: [tools(call('c1', 'mcp_envdump_env')), text('列好了')],
+                env: { CI_JOB_JWT: jwt, NPM_CONFIG_REGISTRY_LOGIN: github, DB_PASS: 'hunter2-db', MYSQL_PWD: 'hunter2-my', SMTP_PASS: 'hunter2-smtp', PLAIN_SETTING: 'visible-value' },
+            });
+            assert.equal(r.code, 0, r.stderr);
+            const dump = JSON.parse(r.results.c1);
+            assert.equal(dump.env.GEEKAGENT_TEST_MARK, MARK, '应该是 env-dump 的真实输出');
+            assert.equal(dump.env.PLAIN_SETTING, 'visible-value', '普通变量照常继承');
+            for (const name of ['CI_JOB_JWT', 'NPM_CONFIG_REGISTRY_LOGIN', 'DB_PASS', 'MYSQL_PWD', 'SMTP_PASS', 'OPENAI_API_KEY']) {
+                assert.equal(dump.env[name], undefined, `${name} 不该传给服务器`);
+            }
+            assert.deepEqual(leftovers('', MARK), []);
+        });
+
+        test('服务器发来十万层的 [[[…]]]、同样深的通知、结果和错误对象：Agent 不崩溃，深的东西记一句日志，工具调用照常结束', async () => {
+            const cwd = mcpDir({ deep: { command: 'node', args: [server('deep-json.mjs'), 'line'], env: marked } }, { 'mcp_deep_*': 'allow' });
+            const r = await runAgent(stage, {
+                cwd,
+                input: [TRUST, MCP_READY, '调三个工具', '再调一次', '/mcp'],
+                replies: [
+                    tools(call('c1', 'mcp_deep_ok'), call('c2', 'mcp_deep_structured'), call('c3', 'mcp_deep_fail')),
+                    text('第一轮完了'),
+                    tools(call('c4', 'mcp_deep_ok')),
+                    text('第二轮也完了'),
+                ],
+            });
+            assert.equal(r.code, 0, r.stderr);
+            assert.doesNotMatch(r.stdout + r.stderr, /Maximum call stack|程序出错/);
+            assert.equal(r.results.c1, 'called ok');
+            assert.match(r.results.c2, /^工具执行失败：.*嵌套超过 100 层/);
+            assert.match(r.results.c3, /^工具执行失败：MCP 错误 0：/);
+            assert.equal(r.results.c4, 'called ok');
+            assert.match(r.stdout, /第二轮也完了/);
+            assert.match(r.stdout, /deep（3 个工具）/);
+            assert.match(r.stdout, / {4}客户端：忽略无法识别的消息：\[\[\[\[/, '/mcp 的日志里是原样的那一行（截短），不是重新序列化的');
+            assert.match(r.stdout, /bye\n$/);
+            assert.deepEqual(leftovers('', MARK), []);
+        });
+
+        test('一个工具的输入模式深达两万层：只丢掉这个工具并记下原因，别的工具照常交给模型，每一轮都能完成', async () => {
+            const cwd = mcpDir({ deep: { command: 'node', args: [server('deep-json.mjs'), 'schema'], env: marked } }, { 'mcp_deep_*': 'allow' });
+            const r = await runAgent(stage, {
+                cwd,
+                input: [TRUST, MCP_READY, '你好', '调一下', '/mcp'],
+                replies: [text('你好！'), tools(call('c1', 'mcp_deep_ok')), text('调好了')],
+            });
+            assert.equal(r.code, 0, r.stderr);
+            assert.match(r.stdout, /你好！/);
+            assert.match(r.stdout, /调好了/);
+            assert.equal(r.results.c1, 'called ok');
+            const names = r.requests[0].body.tools.map((t: any) => t.function.name).filter((n: string) => n.startsWith('mcp_'));
+            assert.deepEqual(names, ['mcp_deep_ok']);
+            assert.match(r.stdout, /deep（1 个工具）/);
+            assert.match(r.stdout, /客户端：工具 deep 的定义嵌套超过 100 层，没有交给模型/);
+            assert.deepEqual(leftovers('', MARK), []);
+        });
+
+        test('服务器用 setsid 放进新会话的后台进程，在 Agent 退出（EOF）后也被杀掉', { skip: process.platform !== 'linux' && '需要 Linux 的 /proc' }, async () => {
+            const background = sleepCommand();
+            const fake = await startFakeOpenAI({ replies: [] });
+            try {
+                const cwd = mcpDir({ spawner: { command: 'node', args: [server('setsid-child.mjs')], env: { ...marked, MCP_SETSID_COMMAND: background.command } } });
+                // stdin 先不关：等后台进程确实跑起来了，再发 EOF 让 Agent 退出
+                const run = startStage(stage, { cwd, input: [TRUST], holdStdin: true, env: { OPENAI_BASE_URL: fake.url } });
+                await waitUntil('服务器启动的后台进程', background.running, run.stdout);
+                run.end();
+                const r = await run.done;
+                assert.equal(r.code, 0, r.stderr);
+                assert.match(r.stdout, /bye\n$/);
+                await waitUntil('setsid 出去的后台进程在 Agent 退出后被杀掉', () => !background.running(), () => processesWith(background.command).join('\n'), 15_000);
+            } finally {
+                await fake.close();
+                for (const line of processesWith(background.command)) {
+                    try { process.kill(Number(line.split(':')[0]), 'SIGKILL'); } catch { /* 已经结束 */ }
+                }
+            }
+        });
+    });
+}
