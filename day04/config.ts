@@ -4,8 +4,7 @@ import path from 'node:path';
 import { parseEnv } from 'node:util';
 
 export type Config = { baseUrl: string; apiKey: string; model: string };
-
-const DEFAULT_BASE_URL = 'https://api.deepseek.com';
+const DEFAULT_BASE_URL = 'https://api.deepseek.com';   // 没写 OPENAI_BASE_URL 时用 DeepSeek
 
 export function loadConfig(): Config {
     const file = fs.existsSync('.env') ? parseEnv(fs.readFileSync('.env', 'utf8')) : {};   // 没有 .env 也可以：变量可以直接放在环境里
@@ -26,10 +25,11 @@ function missingKey(): never {
     process.exit(1);
 }
 
-// .env 是当前文件夹的：克隆来的仓库可以自带一个。放进 process.env 的只有 Agent 自己的设置（GEEKAGENT_*，读它们的代码在
-// 别的文件里），别的变量只留在 file 里：Agent 启动的程序（之后阶段的命令）不该从仓库的 .env 拿到 NODE_OPTIONS、LD_PRELOAD、
-// PYTHONPATH、GIT_* 这类会让它们执行仓库里代码的变量。OPENAI_* 由 loadConfig 直接从 file 读、也不放进环境：
-// 否则命令里用 OpenAI SDK 的程序会把环境里你的密钥发往 .env 写的地址。要交给命令的变量，请设为真实的环境变量
+// .env 是当前文件夹的：克隆来的仓库可以自带一个。OPENAI_* 由 loadConfig 直接从 file 读、不放进 process.env：
+// 否则 Agent 启动的程序里用 OpenAI SDK 的那些，会把环境里你的密钥发往 .env 写的地址。
+// 放进去的只有 Agent 自己的设置（GEEKAGENT_*，读它们的代码在别的文件里），别的变量只留在 file 里：Agent 启动的程序
+// （之后阶段的命令）不该从仓库的 .env 拿到 NODE_OPTIONS、LD_PRELOAD、PYTHONPATH、GIT_* 这类会让它们执行仓库里代码的变量。
+// 要交给命令的变量，请设为真实的环境变量
 function exportable(name: string): boolean {
     return name.startsWith('GEEKAGENT_');
 }

@@ -27,7 +27,7 @@ let instructions = '';
 try {
     loadMemory();
 } catch (e) {
-    console.error(`读取项目上下文失败：${visible((e as Error).message)}`);
+    console.error(visible((e as Error).message));   // 报错里已经说了读的是哪个文件、坏在哪里
     process.exit(1);
 }
 const chat = new Chat(cfg);

@@ -52,7 +52,7 @@ function redactShapes(text: string): string {
 function secretValues(): [string, string][] {
     let dotEnv: NodeJS.Dict<string> = {};
     try {
-        dotEnv = parseEnv(fs.readFileSync('.env', 'utf8'));
+        if (fs.statSync('.env').isFile()) dotEnv = parseEnv(fs.readFileSync('.env', 'utf8'));   // 是 FIFO 的话读它会一直卡住
     } catch { /* 没有 .env 或读不了：只看环境变量 */ }
     const found = new Map<string, string>();
     for (const [name, value] of [...Object.entries(process.env), ...Object.entries(dotEnv)]) {

@@ -90,7 +90,7 @@ export class Sessions {
     private mergedWithDisk(): Record<string, Message[]> {
         const loaded = loadJson(SESSIONS_FILE);
         let onDisk: Record<string, Message[]> = {};
-        if (loaded.state === 'error') throw new Error(`sessions.json 无法读取（${loaded.message}），没有覆盖它——请修复或移走它`);
+        if (loaded.state === 'error') throw new Error(`sessions.json 无法读取，没有覆盖它：${loaded.message}`);
         if (loaded.state === 'ok') {
             try {
                 onDisk = validate(loaded.data).sessions;
@@ -138,7 +138,7 @@ const ROLES = ['system', 'user', 'assistant', 'tool', 'developer', 'function'];
 
 /** /load 时：读不出来、格式不对都整体拒绝，不做部分恢复。 */
 function checkedArchive(loaded: Present): Archive {
-    if (loaded.state === 'error') throw new Error(`存档不是有效的对话数据（${loaded.message}）`);
+    if (loaded.state === 'error') throw new Error(`没有载入存档：${loaded.message}`);
     return validate(loaded.data);
 }
 

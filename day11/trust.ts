@@ -57,9 +57,12 @@ export async function trustFolder(needs: string[], ui: TrustUi, queue: InputQueu
     if (loaded.state === 'error') records = null;
     if (loaded.state === 'ok') records = isObject(loaded.data) ? loaded.data : null;
     const known = records?.[folder];
-    if (isTrustRecord(known) && known.fingerprint === fingerprint) return rememberedAnswer(known.trusted, ui);
+    // 旧格式（没有 trustedBefore）记下的「不信任」可能来自管道里随便的一行：不算数，再问一次
+    const remembered = isTrustRecord(known) && known.fingerprint === fingerprint && (known.trusted || Array.isArray(known.trustedBefore));
+    if (remembered) return rememberedAnswer(known.trusted, ui);
     if (isTrustRecord(known) && trustedFingerprints(known).includes(fingerprint)) return true;
-    if (!records) ui.print('error', `信任记录 ${TRUST_FILE} 已损坏，原样保留；这次的回答不会被记住`);
+    const detail = loaded.state === 'error' ? `\n${loaded.message}` : '';   // 不是 JSON 时说清坏在哪一行哪一列
+    if (!records) ui.print('error', `信任记录 ${TRUST_FILE} 已损坏，原样保留；这次的回答不会被记住${detail}`);
 
     // 最后一行是问题本身：全屏界面把它放在 [y/N] 那一行
     const question = [
@@ -121,7 +124,9 @@ async function askTrust(question: string, ui: TrustUi, queue: InputQueue): Promi
         const next = await queue.peek();
         if (next === EOF || !ANSWER.test(next)) {
             ui.print('tool', `${question}\n[y/N]`);
-            const why = next === EOF ? '输入已经结束' : `下一行 ${quote(next.trim())} 不是 y 或 n，留作普通输入`;
+            const line = next === EOF ? '' : next.trim();
+            const shown = quote(line.length > 40 ? `${line.slice(0, 40)}…` : line);   // 管道里的一行可能很长，说清是哪一行就够了
+            const why = next === EOF ? '输入已经结束' : `下一行 ${shown} 不是 y 或 n，留作普通输入`;
             return { trusted: false, remember: false, note: `（没有回答：${why}。${again}；管道输入时把 y 或 n 放在第一行）` };
         }
     }

@@ -173,7 +173,7 @@ const COMMANDS: Record<string, Command> = {
         help: '查看 MCP 服务器和工具，或重连一台',
         async run({ mcp, info, badParams, args: [sub, name] }) {
             if (!sub) {
-                // 刚启动就敲 /mcp 时，和第一次请求模型一样最多等还在连接的服务器 3 秒，免得只看到「连接中…」；别的命令不等
+                // 刚启动就敲 /mcp 时，和第一次请求模型一样等还在连接的服务器（从启动算起最多 10 秒），免得只看到「连接中…」；别的命令不等
                 await mcp.ready();
                 return info(mcpStatusText(mcp));
             }

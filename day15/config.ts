@@ -4,8 +4,7 @@ import path from 'node:path';
 import { parseEnv } from 'node:util';
 
 export type Config = { baseUrl: string; apiKey: string; model: string };
-
-const DEFAULT_BASE_URL = 'https://api.deepseek.com';
+const DEFAULT_BASE_URL = 'https://api.deepseek.com';   // 没写 OPENAI_BASE_URL 时用 DeepSeek
 
 export function loadConfig(): Config {
     const file = fs.existsSync('.env') ? parseEnv(fs.readFileSync('.env', 'utf8')) : {};   // 没有 .env 也可以：变量可以直接放在环境里
@@ -18,7 +17,7 @@ export function loadConfig(): Config {
     }, file);
 }
 
-// —— 加固：缺少密钥时说清怎么补；文件夹里的 .env 要先信任才能替你选密钥发往哪里 ——
+// —— 加固：缺少密钥时说清怎么补；文件夹里的 .env 不能替你选密钥发往哪里 ——
 
 function missingKey(): never {
     const where = fs.existsSync('.env') ? '在 .env 里填上' : '把 .env.example 复制为 .env 并填上';   // 已有 .env 的人不必再复制一遍
@@ -26,14 +25,14 @@ function missingKey(): never {
     process.exit(1);
 }
 
-// Day 8：.env 是当前文件夹的配置，和 .geekagent/ 一样要先信任文件夹（trust.ts 在信任问题里列出这里记下的两样）：
-// 密钥来自环境变量时 .env 写的模型地址，和 .env 要交给 Agent 启动的程序（run_shell 的命令、MCP 服务器）的变量。
+// .env 是当前文件夹的：克隆来的仓库可以自带一个。OPENAI_* 由 loadConfig 直接从 file 读、不放进 process.env：
+// 否则 Agent 启动的程序里用 OpenAI SDK 的那些，会把环境里你的密钥发往 .env 写的地址。
+// Day 8：.env 和 .geekagent/ 一样是文件夹自己的配置，要先信任文件夹（trust.ts 在信任问题里列出这里记下的两样）。
+// 别的变量也先放进 process.env（.geekagent/mcp.json 里的 ${…} 要用它们），记下名字：不信任这个文件夹时，在启动任何程序
+// 之前收回（settleDotEnv），run_shell 的命令和 MCP 服务器就拿不到 NODE_OPTIONS、LD_PRELOAD、PYTHONPATH、GIT_* 这类
+// 会让它们执行仓库里代码的变量。密钥来自环境变量时 .env 写的模型地址，也记下来等回答
 const untrusted = { address: '', vars: [] as string[] };
 
-// Agent 自己的设置（GEEKAGENT_*）直接放进 process.env。别的变量也先放进去（.geekagent/mcp.json 里的 ${…} 要用它们），
-// 记下名字：不信任这个文件夹时，在启动任何程序之前收回（settleDotEnv），命令和 MCP 服务器就拿不到 NODE_OPTIONS、
-// LD_PRELOAD、PYTHONPATH、GIT_* 这类会让它们执行仓库里代码的变量。OPENAI_* 由 loadConfig 直接从 file 读、不放进环境：
-// 否则命令里用 OpenAI SDK 的程序会把环境里你的密钥发往 .env 写的地址
 function exportable(name: string): boolean {
     if (/^OPENAI_(BASE_URL|API_KEY|MODEL)$/.test(name)) return false;
     if (!name.startsWith('GEEKAGENT_')) untrusted.vars.push(name);
@@ -41,16 +40,18 @@ function exportable(name: string): boolean {
 }
 
 /**
- * 密钥和它发往的地址来自同一处：都来自真实环境，或者都来自同一个 .env，否则先问。.env 写了 OPENAI_BASE_URL、密钥却来自
- * 环境变量时，这个地址先不用（克隆来的仓库只要放一行 OPENAI_BASE_URL=http://别人的服务器/v1，就能收走你的密钥和每一条消息），
- * 记下来等信任问题的回答。写的就是默认地址时没有差别，不问。限制：密钥和地址都写在同一个 .env 里时照用（那是这个 .env
- * 自己的密钥），有人改了其中的地址，下次启动横幅里「密钥发往」会显示新的主机。
+ * 密钥和它发往的地址来自同一处：都来自真实环境，或者都来自同一个 .env。.env 写了 OPENAI_BASE_URL、密钥却来自环境变量时，
+ * 这个地址不用——否则一个克隆来的仓库只要放一行 OPENAI_BASE_URL=http://别人的服务器/v1，就能收走你的密钥和每一条消息。
+ * 写的就是默认地址时没有差别，不提示。限制：密钥和地址都写在同一个 .env 里时照用（那是这个 .env 自己的密钥），
+ * 有人改了其中的地址，下次启动横幅里「密钥发往」会显示新的主机。
+ * Day 8：这个地址先不用，记下来在文件夹信任问题里问；答 y 才改用它（settleDotEnv）。
  */
 function keyStaysWithAddress(cfg: Config, file: NodeJS.Dict<string>): Config {
     const address = (file.OPENAI_BASE_URL ?? '').replace(/\/+$/, '');
     if (!address || address === DEFAULT_BASE_URL || process.env.OPENAI_BASE_URL || !process.env.OPENAI_API_KEY) return cfg;
+    const safe = { ...cfg, baseUrl: DEFAULT_BASE_URL };
     untrusted.address = address;
-    return { ...cfg, baseUrl: DEFAULT_BASE_URL };
+    return safe;
 }
 
 /** Day 8：信任问题里要列出的 .env 设置：模型地址（没有就是空的），和要交给 Agent 启动的程序的变量（名字和值）。 */

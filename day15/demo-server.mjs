@@ -30,7 +30,7 @@ function callTool(name, args) {
         if (typeof args.text !== 'string') return textResult('text 必须是字符串', true);
         const trimmed = args.text.trim();
         const words = trimmed === '' ? 0 : trimmed.split(/\s+/).length;
-        // 按码点计数：emoji 等 UTF-16 代理对算一个字符（文章里的 text.length 会算成两个）
+        // 按码点计数：emoji 等 UTF-16 代理对算一个字符（最简写法 text.length 会算成两个）
         return textResult(`字符数 ${[...args.text].length}，词数 ${words}`);
     }
     if (name === 'dice') return textResult(`点数：${1 + Math.floor(Math.random() * 6)}`);

@@ -33,7 +33,7 @@ try {
     loadMemory();
     loadRag();
 } catch (e) {
-    console.error(`读取项目上下文失败：${visible((e as Error).message)}`);
+    console.error(visible((e as Error).message));   // 报错里已经说了读的是哪个文件、坏在哪里
     process.exit(1);
 }
 let recall = '';
@@ -110,7 +110,7 @@ async function turn(text: string): Promise<void> {
     usage.newTurn();
     ui.setBusy(true);
     try {
-        // Day 15：第一次请求前最多等几秒还在连接的 MCP 服务器（之后是已完成的 Promise）；放在这里，等待时按 Ctrl+C 是取消这一轮
+        // Day 15：第一次请求前等还在连接的 MCP 服务器（之后是已完成的 Promise）；放在这里，等待时按 Ctrl+C 是取消这一轮
         await mcpReady;
         for await (const piece of chat.streamReply(text, controller.signal)) {
             if (piece.type === 'text' || piece.type === 'reasoning') usage.streaming(piece.text);

@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { isObject } from './json.js';
+import { brokenJson } from './storage.js';
 import { quote } from './trust.js';
 
 const DEFAULT_TIMEOUT_MS = 10_000;   // 单个请求的等待上限：服务器不回应时按失败处理，不让 agent 一直挂着
@@ -50,16 +51,9 @@ function readJson(file: string): unknown {
         return JSON.parse(text);
     } catch (e) {
         if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-        const detail = e instanceof SyntaxError ? syntaxError(file, text, e) : (e as Error).message;
+        const detail = e instanceof SyntaxError ? brokenJson(file, text, e) : (e as Error).message;   // 文件:行:列、中文原因和提示
         throw new Error(`读取 MCP 配置失败：${detail}`);
     }
-}
-
-// JSON.parse 只说字符偏移（英文的 at position 88）；换算成编辑器里能跳过去的 文件:行:列
-function syntaxError(file: string, text: string, e: Error): string {
-    const offset = Number(/position (\d+)/.exec(e.message)?.[1] ?? text.length);
-    const lines = text.slice(0, offset).split('\n');
-    return `${file}:${lines.length}:${lines.at(-1)!.length + 1} 不是合法的 JSON（常见原因：最后一项后面多了逗号、键名没用双引号）`;
 }
 
 // 写错的字段说清是哪一个：原因显示在启动提示和 /mcp 里。返回的是补上默认值、还没展开变量的条目

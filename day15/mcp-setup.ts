@@ -81,9 +81,12 @@ export class McpManager {
         return this.toolSets.get(name) ?? { exposed: [], skipped: [] };
     }
 
-    // 第一次请求模型和刚启动就敲 /mcp 时，最多等还在连接的服务器 3 秒；之后再连上的随后加入（握手本身的时限不变）
+    // 第一次请求模型和刚启动就敲 /mcp 时，等还在连接的服务器，从启动算起最多 10 秒（和握手的默认时限一样）：
+    // 机器忙时服务器晚到几秒，模型第一轮也看得到它的工具；握手时限设得更长、迟迟不回答的，随后再加入
+    private firstWait?: Promise<void>;
     ready(): Promise<void> {
-        return Promise.race([this.startup, new Promise((resolve) => setTimeout(resolve, FIRST_REQUEST_WAIT_MS))]).then(() => {});
+        this.firstWait ??= Promise.race([this.startup, new Promise((resolve) => setTimeout(resolve, FIRST_REQUEST_WAIT_MS).unref())]).then(() => {});
+        return this.firstWait;
     }
 
     // /mcp reconnect NAME：停掉、重新连接，只换这一台的工具（只用剩下的名额，不挤掉别的服务器）
@@ -120,7 +123,7 @@ export class McpManager {
     }
 }
 
-const FIRST_REQUEST_WAIT_MS = 3000;
+const FIRST_REQUEST_WAIT_MS = 10_000;
 const UNTRUSTED = `未信任此文件夹，项目的 MCP 服务器不启动（重启时会再问；在终端里答过 n 的，删掉 ${TRUST_FILE} 里它的那一项才会再问）`;
 
 // mcp.json 坏了（多了个逗号……）不该让 agent 起不来：记下原因，不启动任何服务器

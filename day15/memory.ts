@@ -82,9 +82,9 @@ export function registerMemoryTools(changed: () => void): void {
 /** 没有文件 = 没有记忆；读不出来、不是字符串数组都抛出。空白条目去掉。 */
 function checkedMemories(loaded: Loaded<unknown>): string[] {
     if (loaded.state === 'missing') return [];
-    if (loaded.state === 'error') throw new Error(`${MEMORY_FILE}：${loaded.message}`);
+    if (loaded.state === 'error') throw new Error(`读取长期记忆失败：${loaded.message}`);
     const data = loaded.data;
-    if (!Array.isArray(data) || data.some((m) => typeof m !== 'string')) throw new Error('memory.json 必须是字符串数组');
+    if (!Array.isArray(data) || data.some((m) => typeof m !== 'string')) throw new Error(`读取长期记忆失败：${MEMORY_FILE} 必须是字符串数组`);
     return data.map((m: string) => m.trim()).filter(Boolean);
 }
 

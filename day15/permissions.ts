@@ -170,7 +170,7 @@ export function ensureToolPolicy(tool: string, policy: Policy): void {
     if (!Object.hasOwn(defaults, tool)) defaults[tool] = policy;
 }
 
-/** Day 15：新发现的 MCP 工具以 ask 写进权限文件，读者照文章把某一个改成 allow 就行；已有规则（工具名、前缀）管着的工具不动。 */
+/** Day 15：新发现的 MCP 工具以 ask 写进权限文件，读者照章节把某一个改成 allow 就行；已有规则（工具名、前缀）管着的工具不动。 */
 export function recordToolPolicies(tools: string[]): void {
     const loaded = loadJson<{ tools?: Record<string, Policy> }>(PERMISSIONS_FILE);
     if (loaded.state !== 'ok' || !loaded.data.tools) return;

@@ -22,7 +22,7 @@ export const CODE = /\.(ts|mjs)$/;
 
 /** 每个阶段核心行数的上限：原教程阶段行数的 1.5 倍（原教程用了 openai、dotenv、pi-tui 三个库，这里都是手写）。 */
 export const CORE_LIMITS: Record<string, number> = { day01: 235, day04: 855, day08: 1925, day11: 2625, day15: 3755 };
-/** day15 的 MCP 客户端（文章里是一个 227 行的 mcp.ts）核心最多这么多行。 */
+/** day15 的 MCP 客户端（原教程里是一个 227 行的 mcp.ts）核心最多这么多行。 */
 export const MCP_CORE_LIMIT = 300;
 export const isMcpClientFile = (file: string) => /^(jsonrpc|schema|mcp-[a-z-]+)\.ts$/.test(file);
 

@@ -2,9 +2,9 @@
 //   第 12 天：search 在项目里找 TODO；fetch 遇到 file:// 地址，不问用户直接拒绝（演示不联网，所以不抓真网页）；
 //   第 13 天：长期记忆里已有两条，提问时自动召回的那条出现在这一轮的系统提示里，「模型」照着它回答；
 //   第 14 天：rag_add 收录一个本地文件（先确认），rag_search 检索它；
-//   第 15 天：即 Day 15 文章「先看效果」的那一段：/mcp 列出演示服务器的两个工具，
+//   第 15 天：即原教程第 15 天「先看效果」的那一段：/mcp 列出演示服务器的两个工具，
 //   模型先后调用 mcp_demo_word_count 和 mcp_demo_dice，每次执行前确认，最后用工具结果作答。
-// 最后附上 .geekagent/trace.log 里和 demo 服务器收发的 JSON-RPC 行（文章 3.2 的那几行）。
+// 最后附上 .geekagent/trace.log 里和 demo 服务器收发的 JSON-RPC 行（握手的那几行）。
 import fs from 'node:fs';
 import path from 'node:path';
 import type { RecordedRequest } from '../../test/helpers/fake-openai.js';
@@ -33,7 +33,7 @@ const script: DemoScript = {
     input: [
         'y',   // 启动时的文件夹信任问题：mcp.json 要启动一个服务器，它以你的用户权限运行
         // 第一轮必须是对话而不是命令：它先等 MCP 服务器连上，服务器 stderr 的那一行（[mcp:demo] …）因此总落在同一个位置，
-        // 后面的 /mcp 输出也紧跟在 You › /mcp 之后（test/repo/demo.test.ts 检查文章的这一段）
+        // 后面的 /mcp 输出也紧跟在 You › /mcp 之后（test/repo/demo.test.ts 检查这一段）
         '项目里还有哪些 TODO？顺便读一下 file:///etc/hostname',
         '测试命令是什么？',
         '把 notes.md 收进知识库，再查一下发布前要做什么', 'y',
@@ -61,7 +61,7 @@ const script: DemoScript = {
             }
         }
     },
-    // 文章 3.2 的那几行：和 demo 服务器收发的 JSON-RPC 原文
+    // 握手的那几行：和 demo 服务器收发的 JSON-RPC 原文
     trace: { channels: 'mcp', show: /mcp demo/, max: 10 },
 };
 export default script;

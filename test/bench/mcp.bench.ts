@@ -69,7 +69,7 @@ async function benchCalls(): Promise<void> {
     console.log(`  参照：裸管道往返的 CPU 下限 ${(await pipeFloor(1000)).toFixed(1)} µs/次（不含任何客户端逻辑）`);
 }
 
-// 参照：手写的最简行客户端，就是文章里 mcp.ts 的做法：字符串缓冲按 \n 切行、JSON.parse、按 id 找回等待的请求，
+// 参照：手写的最简行客户端，就是原教程 mcp.ts 的做法：字符串缓冲按 \n 切行、JSON.parse、按 id 找回等待的请求，
 // 每个请求一个 10 秒计时器，结果里的 text 块拼起来。没有行长上限、进度令牌、取消、日志、截断和脱敏
 function bareClient(): { call(tool: string, args: object): Promise<string>; close(): void } {
     const child = spawn(process.execPath, [DEMO], { stdio: 'pipe' });

@@ -28,9 +28,9 @@ describe('配置与变量展开', () => {
         assert.deepEqual(loadMcpConfig(join(dir, 'nope.json')), []);
         writeFileSync(join(dir, 'bad.json'), '{oops');
         assert.throws(() => loadMcpConfig(join(dir, 'bad.json')), /^Error: 读取 MCP 配置失败：/);
-        assert.throws(() => loadMcpConfig(join(dir, 'bad.json')), (e: Error) => e.message.includes('bad.json:1:2 不是合法的 JSON'));
+        assert.throws(() => loadMcpConfig(join(dir, 'bad.json')), (e: Error) => e.message.includes('bad.json:1:2：JSON 写坏了'));
         writeFileSync(join(dir, 'empty.json'), '{\n');
-        assert.throws(() => loadMcpConfig(join(dir, 'empty.json')), (e: Error) => e.message.includes('empty.json:2:1 不是合法的 JSON'));
+        assert.throws(() => loadMcpConfig(join(dir, 'empty.json')), (e: Error) => e.message.includes('empty.json:2:1：JSON 写坏了'));
         writeFileSync(join(dir, 'none.json'), '{"servers":{}}');
         assert.throws(() => loadMcpConfig(join(dir, 'none.json')), /读取 MCP 配置失败：/);
         mkdirSync(join(dir, 'isdir.json'));

@@ -49,7 +49,7 @@ describe('演示服务器单独运行', () => {
         assert.deepEqual(r.out[3], { jsonrpc: '2.0', id: 'p', result: {} });
         assert.deepEqual(r.out[4].result.tools.map((t: any) => t.name), ['word_count', 'dice']);
         assert.ok(r.out[4].result.tools.every((t: any) => t.annotations.readOnlyHint === true));
-        // 除了我们多加的 annotations，名称、描述、inputSchema 与 Day 15 文章逐字一致
+        // 除了我们多加的 annotations，名称、描述、inputSchema 与原教程第 15 天逐字一致
         assert.deepEqual(r.out[4].result.tools.map(({ annotations, ...tool }: any) => tool), [
             { name: 'word_count', description: '统计一段文字的字符数与词数（词数按空白切分计算）。', inputSchema: { type: 'object', properties: { text: { type: 'string', description: '要统计的文字' } }, required: ['text'] } },
             { name: 'dice', description: '掷一个六面骰子，返回随机点数。', inputSchema: { type: 'object', properties: {} } },

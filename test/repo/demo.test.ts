@@ -30,7 +30,7 @@ describe('npm run demo', () => {
         });
     }
 
-    test('day15 的演示就是文章「先看效果」的那一段', async () => {
+    test('day15 的演示就是原教程第 15 天「先看效果」的那一段', async () => {
         const { text, base } = await runDemo('day15');
         fs.rmSync(base, { recursive: true, force: true });
         assert.match(text, /You › \/mcp\ndemo（2 个工具）\n {2}mcp_demo_word_count\n {2}mcp_demo_dice\n/);

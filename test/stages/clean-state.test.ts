@@ -20,14 +20,17 @@ for (const stage of stagesFrom('day08')) {
             // 只有 Agent 自己的设置（GEEKAGENT_*）：文件夹信任不为它提问；名字里有 TOKEN，是密钥
             const cwd = workdir({ '.env': `GEEKAGENT_DEPLOY_TOKEN=${TOKEN}\n` });
             fs.chmodSync(path.join(cwd, '.env'), 0o600);
-            const r = await runAgent(stage, { cwd, input: ['改一下 .env', 'y', '/undo'], replies: [write('c1', '.env', 'GEEKAGENT_TRACE=llm\n'), text('改好了')] });
+            const r = await runAgent(stage, { cwd, input: ['改一下 .env', 'y'], replies: [write('c1', '.env', 'GEEKAGENT_NOTE=rotated\n'), text('改好了')] });
             assert.equal(r.code, 0, r.stderr);
+            assert.equal(r.results.c1, '已写入 .env');
             const record = fs.readFileSync(path.join(cwd, UNDO), 'utf8');
             assert.ok(!record.includes(TOKEN), `撤销记录里有密钥：${record}`);
             assert.deepEqual(JSON.parse(record), { path: '.env', withheld: 'secret' });
             assert.equal(mode(path.join(cwd, UNDO)), 0o600);
-            assert.match(r.stderr, /撤销失败：\.env 写入前的内容里有密钥，没有存进撤销记录，这次写入不能撤销/);
-            assert.equal(fs.readFileSync(path.join(cwd, '.env'), 'utf8'), 'GEEKAGENT_TRACE=llm\n', '不能撤销时不动文件');
+            const undone = await runAgent(stage, { cwd, input: ['/undo'] });
+            assert.equal(undone.code, 0, undone.stderr);
+            assert.match(undone.stderr, /撤销失败：\.env 写入前的内容里有密钥，没有存进撤销记录，这次写入不能撤销/);
+            assert.equal(fs.readFileSync(path.join(cwd, '.env'), 'utf8'), 'GEEKAGENT_NOTE=rotated\n', '不能撤销时不动文件');
         });
 
         test('没有密钥的 0600 文件：照常能撤销，撤销记录也只有自己能读写', async () => {
@@ -55,7 +58,7 @@ for (const stage of stagesFrom('day08')) {
             const r = await runAgent(stage, { cwd, input: ['/load', '你好'], replies: [text('你好')] });
             assert.equal(r.code, 0, r.stderr);
             assert.ok(!JSON.stringify(r.requests.map((q) => q.body)).includes('Zr81'), '项目外的文件进了请求');
-            assert.match(r.stdout + r.stderr, /存档不是有效的对话数据（拒绝读取 \.geekagent\/sessions\.json：\.geekagent\/sessions\.json 是符号链接/);
+            assert.match(r.stdout + r.stderr, /没有载入存档：拒绝读取 \.geekagent\/sessions\.json：\.geekagent\/sessions\.json 是符号链接/);
             assert.match(r.stderr, /这次的对话另存到 .*\.geekagent\/sessions-/);
             assert.ok(fs.lstatSync(path.join(cwd, '.geekagent', 'sessions.json')).isSymbolicLink(), '链接没有被换掉');
             assert.equal(fs.readFileSync(path.join(outside, 'archive.json'), 'utf8'), archive);

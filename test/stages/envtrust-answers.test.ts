@@ -65,6 +65,19 @@ for (const stage of stagesFrom('day08')) {
             assert.ok(ran(back), back.stdout);
             assert.equal(saved(home)[cwd].trustedBefore.length, 2);
         });
+
+        test('旧版记下的「不信任」（可能来自管道里随便的一行）不算数：再问一次', async () => {
+            const cwd = workdir();
+            const home = workdir();
+            writePolicies(cwd, { run_shell: 'allow' });
+            await runAgent(stage, { cwd, input: ['y'], env: { HOME: home } });
+            // 改成旧版的记录：同样的指纹、不信任、没有 trustedBefore
+            const { fingerprint } = saved(home)[cwd];
+            fs.writeFileSync(path.join(home, TRUST_FILE), JSON.stringify({ [cwd]: { trusted: false, fingerprint } }));
+            const r = await runAgent(stage, { cwd, input: [], env: { HOME: home } });
+            assert.match(r.stdout, /信任文件夹 .* 吗？\n\[y\/N\]\n（没有回答：输入已经结束。/);
+            assert.doesNotMatch(r.stdout, /上次在终端里答了 n/);
+        });
     });
 }
 

@@ -130,8 +130,8 @@ for (const stage of stagesFrom('day04')) {
 
 for (const stage of stagesFrom('day15')) {
     describe(`${stage}: MCP 握手不挡住提示符`, () => {
-        test('服务器从不回答握手：/help 照常回答，第一次请求不等它、不带它的工具', async () => {
-            // 握手永远等不到回答（时限也给得很长）：/help 有回答、请求发了出去，就说明它们都没有等握手
+        test('服务器从不回答握手：/help 照常回答，第一次请求等过 10 秒就发出、不带它的工具', async () => {
+            // 握手永远等不到回答（时限也给得很长）：/help 先于回复出现，说明命令不等握手；请求发了出去、不带它的工具，说明第一次请求只等到上限
             const cwd = workdir(mcpConfig({ mute: { command: 'node', args: [server('never-answers.mjs')], timeout: 600_000 } }));
             const r = await runAgent(stage, {
                 cwd,

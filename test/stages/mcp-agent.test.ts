@@ -213,8 +213,8 @@ for (const stage of stagesFrom('day15')) {
         test('mcp.json 不是合法 JSON、或没有 mcpServers 对象：说清文件和行:列，agent 不接 MCP 照常运行', async () => {
             const trailingComma = '{\n  "mcpServers": {\n    "demo": { "command": "node", },\n  }\n}\n';
             for (const [content, why] of [
-                [trailingComma, /读取 MCP 配置失败：\.geekagent\/mcp\.json:3:34 不是合法的 JSON（常见原因：最后一项后面多了逗号/],
-                ['{ 不是 JSON', /读取 MCP 配置失败：\.geekagent\/mcp\.json:1:3 不是合法的 JSON/],
+                [trailingComma, /读取 MCP 配置失败：\.geekagent\/mcp\.json:3:34：JSON 写坏了（最后一项后面多了逗号）/],
+                ['{ 不是 JSON', /读取 MCP 配置失败：\.geekagent\/mcp\.json:1:3：JSON 写坏了/],
                 ['{"servers": {}}', /读取 MCP 配置失败：缺少 mcpServers 对象；本次不启动 MCP 服务器/],
             ] as const) {
                 const cwd = workdir({});

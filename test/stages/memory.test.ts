@@ -85,7 +85,7 @@ for (const stage of stagesFrom('day11')) {
                 fs.writeFileSync(file, content);
                 const r = await runAgent(stage, { cwd, input: ['你好', '/exit'] });
                 assert.equal(r.code, 1, r.stdout);
-                assert.match(r.stderr, /读取项目上下文失败：.*memory\.json/);
+                assert.match(r.stderr, /读取长期记忆失败：.*memory\.json/);
                 assert.equal(r.requests.length, 0);
                 assert.equal(fs.readFileSync(file, 'utf8'), content);
                 assert.ok(!fs.existsSync(path.join(cwd, '.geekagent', 'sessions.json')), '启动失败时不该保存对话');

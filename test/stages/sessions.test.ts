@@ -104,8 +104,8 @@ for (const stage of stagesFrom('day08')) {
             writeArchive(cwd, corrupt);
             const r = await runAgent(stage, { cwd, input: ['你好', '/save', '/load', '/sessions'], replies: echo });
             assertCleanExit(r);
-            assert.equal((r.stderr.match(/sessions\.json 无法读取（.+）.*没有覆盖/g) ?? []).length, 2, r.stderr);
-            assert.match(r.stderr, /存档不是有效的对话数据/);
+            assert.equal((r.stderr.match(/sessions\.json 无法读取，没有覆盖它：\.geekagent\/sessions\.json:1:\d+：JSON 写坏了/g) ?? []).length, 2, r.stderr);
+            assert.match(r.stderr, /没有载入存档：\.geekagent\/sessions\.json:1:\d+：JSON 写坏了/);
             assert.match(r.stdout, /\* default（2 条消息）/);
             assert.doesNotMatch(r.stdout, /已保存/);
             assert.equal(fs.readFileSync(sessionsFile(cwd), 'utf8'), corrupt);

@@ -50,5 +50,28 @@ describe('全屏界面里的长命令', { skip: noTmux }, () => {
                 await fake.close();
             }
         });
+
+        test(`${stage}：终端太矮、问题放不下时，留住大小、第一行和最后一行，中间说明放不下几行`, async () => {
+            const fake = await startFakeOpenAI({
+                replies: [tools(call('s', 'run_shell', { command: LONG_COMMAND })), text('那就不跑了')],
+            });
+            const term = new Terminal(stage, { cols: 100, rows: 20, env: { OPENAI_BASE_URL: fake.url } });
+            try {
+                await term.shows('You ›');
+                term.enter('跑一下');
+                const screen = await term.shows('[y/N]');
+                for (const shown of [SIZE, FIRST_SHOWN, '这里放不下，回答 d 分页查看全文', 'echo LAST-LINE']) assert.ok(screen.includes(shown), `${shown}\n${screen}`);
+                // 日志区至少留三分之一：问题上面还看得到用户刚才那句话
+                assert.match(screen, /You › 跑一下/);
+                term.enter('n');
+                await term.shows('那就不跑了');
+                term.enter('/exit');
+                await term.exited();
+                assertNoRejections(fake);
+            } finally {
+                term.close();
+                await fake.close();
+            }
+        });
     }
 });
