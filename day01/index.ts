@@ -2,8 +2,9 @@
 import readline from 'node:readline';
 import { Chat, type ReplyPiece } from './chat.js';
 import { colorEnabled, err, out, paint } from './color.js';
-import { keyHost, loadConfig } from './config.js';
+import { keyHost, loadConfig, missingKey } from './config.js';
 import { traceStatus } from './trace.js';
+import { typing } from './typing.js';   // 终端里打的字只在等输入时显示，回复进行中打的行轮到时再显示
 
 const cfg = loadConfig();
 const chat = new Chat(cfg);
@@ -13,8 +14,9 @@ let running: AbortController | null = null;   // 进行中的一轮
 const BANNER = 'GeekAgent Day 1 — 最简单的 Agent（day01）';
 out('system', BANNER);
 out('system', `模型：${cfg.model}　密钥发往 ${keyHost(cfg)}　输入 /help 查看命令`);
+if (!cfg.apiKey) err('error', missingKey());   // 没有密钥也照常启动：命令都能用，要和模型对话时才报错
 if (process.env.GEEKAGENT_TRACE) out('system', traceStatus(false));
-const rl = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: interactive });
+const rl = readline.createInterface({ input: process.stdin, output: typing.screen, terminal: interactive }).on('line', typing.submitted);
 rl.setPrompt(paint('user', 'You › '));
 handleSignals();
 
@@ -51,13 +53,13 @@ async function turn(text: string): Promise<void> {
     }
 }
 
-if (interactive) rl.prompt();
+typing.prompt(rl);
 for await (const item of rl) {
     const line = item.trim();
-    if (line && !interactive) out('user', `You › ${line}`);   // 管道输入不回显，替它打出来，输出才读得懂
+    if (typing.unseen(line)) out('user', `You › ${line}`);   // 屏幕上还没有的行（管道输入、回复进行中打的）替它打出来，输出才读得懂
     if (line.startsWith('/') && !command(line)) break;
     if (line && !line.startsWith('/')) await turn(line);
-    if (interactive) rl.prompt();
+    typing.prompt(rl);
 }
 exit();
 

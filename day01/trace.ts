@@ -35,11 +35,14 @@ export function trace(dir: string, text: string): void {
  */
 function symlinkRefusal(): string {
     const link = ['.geekagent', TRACE_FILE].find((p) => fs.lstatSync(p, { throwIfNoEntry: false })?.isSymbolicLink());
-    return link ? `${link} 是符号链接，不往里写追踪（它可能指向项目之外）` : '';
+    if (link) return `${link} 是符号链接，不往里写追踪（它可能指向项目之外）`;
+    const file = fs.lstatSync(TRACE_FILE, { throwIfNoEntry: false });   // 命名管道之类：打开就会一直卡住
+    return file && !file.isFile() ? `${TRACE_FILE} 不是普通文件，不往里写追踪` : '';
 }
 
-// 打开时也不跟随符号链接：检查之后才换成链接的，打开就失败（Windows 没有这个标志）。新文件只有自己能读写
-const APPEND_NO_FOLLOW = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_APPEND | (fs.constants.O_NOFOLLOW ?? 0);
+// 打开时也不跟随符号链接：检查之后才换成链接的，打开就失败（Windows 没有这个标志）；O_NONBLOCK：检查之后才换成的命名管道
+// 打开时立刻失败而不是卡住。新文件只有自己能读写
+const APPEND_NO_FOLLOW = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_APPEND | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0);
 
 function appendNoFollow(line: string): void {
     const fd = fs.openSync(TRACE_FILE, APPEND_NO_FOLLOW, 0o600);

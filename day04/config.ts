@@ -12,17 +12,18 @@ export function loadConfig(): Config {
     const env = (name: string, fallback = '') => process.env[name] || file[name] || fallback;
     return keyStaysWithAddress({
         baseUrl: env('OPENAI_BASE_URL', DEFAULT_BASE_URL).replace(/\/+$/, ''),
-        apiKey: env('OPENAI_API_KEY') || missingKey(),
+        apiKey: env('OPENAI_API_KEY'),   // 没有也照常启动，命令都能用；要请求模型时才报错（llm.ts）
         model: env('OPENAI_MODEL', 'deepseek-v4-flash'),
     }, file);
 }
 
 // —— 加固：缺少密钥时说清怎么补；文件夹里的 .env 不能替你选密钥发往哪里 ——
 
-function missingKey(): never {
+/** 缺少密钥时怎么办：启动横幅里说一次，每次要请求模型时再说（那一轮撤销，什么也不发）。 */
+export function missingKey(): string {
     const where = fs.existsSync('.env') ? '在 .env 里填上' : '把 .env.example 复制为 .env 并填上';   // 已有 .env 的人不必再复制一遍
-    console.error(`缺少 OPENAI_API_KEY：请${where} OPENAI_API_KEY=你的密钥（或设为环境变量）\n没有密钥也能先看演示：npm run demo -- ${path.basename(import.meta.dirname)}`);
-    process.exit(1);
+    return `缺少 OPENAI_API_KEY：请${where} OPENAI_API_KEY=你的密钥（或设为环境变量）再启动。命令照常可用，只是不能和模型对话\n` +
+        `没有密钥也能先看演示：npm run demo -- ${path.basename(import.meta.dirname)}；或者自己当模型：npm run model（照它打印的命令启动 Agent）`;
 }
 
 // .env 是当前文件夹的：克隆来的仓库可以自带一个。OPENAI_* 由 loadConfig 直接从 file 读、不放进 process.env：

@@ -2,12 +2,13 @@
 import readline from 'node:readline';
 import { Chat, type ReplyPiece } from './chat.js';
 import { colorEnabled, err, out, paint } from './color.js';
-import { keyHost, loadConfig } from './config.js';
+import { keyHost, loadConfig, missingKey } from './config.js';
 import { registerFileTools } from './files.js';
 import { askPaged, EOF, InputQueue } from './input.js';
 import { registerShellTools } from './shell.js';
 import { listTools, setConfirmFn } from './tools.js';
 import { traceStatus } from './trace.js';
+import { typing } from './typing.js';   // 终端里打的字只在等输入时显示，回复进行中打的行轮到时再显示
 
 const cfg = loadConfig();
 const chat = new Chat(cfg);
@@ -22,8 +23,9 @@ let confirming = false;                         // Day 3：正在等 [y/N] 的�
 const BANNER = 'GeekAgent Day 4 — 文件工具与工具注册表（day04）';
 out('system', BANNER);
 out('system', `模型：${cfg.model}　密钥发往 ${keyHost(cfg)}　输入 /help 查看命令`);
+if (!cfg.apiKey) err('error', missingKey());   // 没有密钥也照常启动：命令都能用，要和模型对话时才报错
 if (process.env.GEEKAGENT_TRACE) out('system', traceStatus(false));
-const rl = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: interactive });
+const rl = readline.createInterface({ input: process.stdin, output: typing.screen, terminal: interactive }).on('line', typing.submitted);
 rl.setPrompt(paint('user', 'You › '));
 rl.on('line', (line) => queue.push(line));
 rl.on('close', () => queue.push(EOF));
@@ -73,11 +75,11 @@ async function turn(text: string): Promise<void> {
 
 // Day 3：行从输入队列里取；队里还有行时不提示，它们马上就处理
 for (;;) {
-    if (interactive && queue.size === 0) rl.prompt();
+    if (queue.size === 0) typing.prompt(rl);
     const item = await queue.next();
     if (item === EOF) break;
     const line = item.trim();
-    if (line && !interactive) out('user', `You › ${line}`);   // 管道输入不回显，替它打出来，输出才读得懂
+    if (typing.unseen(line)) out('user', `You › ${line}`);   // 屏幕上还没有的行（管道输入、回复进行中打的）替它打出来，输出才读得懂
     if (line.startsWith('/') && !command(line)) break;
     if (line && !line.startsWith('/')) await turn(line);
 }
@@ -104,7 +106,7 @@ function handleSignals(): void {
 async function nextAnswer(): Promise<string> {
     confirming = true;
     const typed = interactive ? rl.line : '';   // 提问前已经打在行里、还没按回车的字也不算回答
-    const item = await (interactive ? queue.nextFresh() : queue.next());
+    const item = await (interactive ? typing.answering(queue.nextFresh()) : queue.next());
     confirming = false;
     const answer = item === EOF ? '' : (item.startsWith(typed) ? item.slice(typed.length) : item).trim();
     if (!interactive) out('system', answer);

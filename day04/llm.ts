@@ -1,7 +1,7 @@
 // Day 1：手写的 OpenAI 兼容客户端：POST {base}/chat/completions，流式读 SSE，失败重试。
 import { setTimeout as sleep } from 'node:timers/promises';
 import { err } from './color.js';
-import type { Config } from './config.js';
+import { missingKey, type Config } from './config.js';
 import { errorMessage, readChatStream, tryParse, type Delta, type StreamResult } from './sse.js';
 import { trace } from './trace.js';
 
@@ -30,7 +30,7 @@ export async function* streamChat(cfg: Config, req: ChatRequest, signal?: AbortS
 
 /** 发请求：失败时抛出 ApiError，可以重试的失败先重试（见 withRetry）。 */
 async function post(cfg: Config, body: object, signal?: AbortSignal): Promise<Response> {
-    const headers = { 'Authorization': `Bearer ${cfg.apiKey}`, 'Content-Type': 'application/json', 'Accept': 'text/event-stream' };
+    const headers = { 'Authorization': `Bearer ${requiredKey(cfg)}`, 'Content-Type': 'application/json', 'Accept': 'text/event-stream' };
     const json = JSON.stringify(body);   // 只序列化一次：每次重试、追踪用的都是这一份
     return withRetry(cfg.baseUrl, signal, () => {
         trace('→', json);
@@ -38,7 +38,13 @@ async function post(cfg: Config, body: object, signal?: AbortSignal): Promise<Re
     });
 }
 
-// —— 加固：重试与错误提示 ——
+// —— 加固：没有密钥、重试与错误提示 ——
+
+/** 没有密钥就不发请求：这一轮失败（Chat 把它撤销），报错说清怎么补上。 */
+function requiredKey(cfg: Config): string {
+    if (!cfg.apiKey) throw new ApiError(missingKey());
+    return cfg.apiKey;
+}
 
 const MAX_RETRIES = 2;
 

@@ -1,9 +1,9 @@
 // 入口：只做组装。两个终端都是 TTY 时用全屏界面，否则用行模式 REPL。
 import { Chat } from './chat.js';
 import { runCommand } from './commands.js';
-import { keyHost, loadConfig, settleDotEnv } from './config.js';
+import { keyHost, loadConfig, missingKey, settleDotEnv } from './config.js';
 import { registerFileTools } from './files.js';
-import type { FrontEnd } from './frontend.js';
+import type { FrontEnd } from './frontend.js';   // Day 7：全屏和行模式两个前端共用的接口
 import { createFullScreen } from './fullscreen.js';
 import { EOF, InputQueue } from './input.js';
 import { setNoticeHandler } from './llm.js';
@@ -51,6 +51,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal
 const BANNER = 'GeekAgent Day 8 — 权限边界与写入回滚（day08）';
 ui.print('system', BANNER);
 ui.print('system', `模型：${cfg.model}　密钥发往 ${keyHost(cfg)}　当前对话：${sessions.currentId}　输入 /help 查看命令`);
+if (!cfg.apiKey) ui.print('error', missingKey());   // 没有密钥也照常启动：命令都能用，要和模型对话时才报错
 permissions = await askFolderTrust();
 setupPermissions(permissions, (prompt) => ui.confirm(prompt));
 if (process.env.GEEKAGENT_TRACE) ui.print('system', traceStatus(false));
@@ -164,7 +165,7 @@ function exitWhenDrained(code: number): Promise<never> {
     });
 }
 
-/** sessions.json 读不出来时不覆盖它：这次的对话另存到新文件，告诉用户在哪。 */
+/** Day 6：sessions.json 读不出来时不覆盖它：这次的对话另存到新文件，告诉用户在哪。 */
 function rescueSessions(e: Error): void {
     console.error(visible(e.message));
     try {

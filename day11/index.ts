@@ -1,12 +1,12 @@
 // 入口：只做组装。两个终端都是 TTY 时用全屏界面，否则用行模式 REPL。
 import { Chat } from './chat.js';
 import { runCommand } from './commands.js';
-import { keyHost, loadConfig, settleDotEnv } from './config.js';
+import { keyHost, loadConfig, missingKey, settleDotEnv } from './config.js';
 import { registerFileTools } from './files.js';
-import type { FrontEnd } from './frontend.js';
+import type { FrontEnd } from './frontend.js';   // Day 7：全屏和行模式两个前端共用的接口
 import { createFullScreen } from './fullscreen.js';
 import { EOF, InputQueue } from './input.js';
-import { buildSystemPrompt, loadInstructions } from './instructions.js';
+import { buildSystemPrompt, loadInstructions } from './instructions.js';   // Day 10：项目说明（AGENTS.md）
 import { setNoticeHandler } from './llm.js';
 import { loadMemory, registerMemoryTools } from './memory.js';
 import { loadPermissions, setupPermissions, trustNeeds, untrusted, type PermissionConfig } from './permissions.js';
@@ -56,12 +56,12 @@ const plain = fullScreen ? null : createPlain(queue, hooks);
 const ui: FrontEnd = plain ?? createFullScreen(queue, hooks, {
     cfg, chat, sessions, usage,
     get instructions() {
-        return instructions;   // 面板每帧都来取：项目说明要等信任问题答完才读
+        return instructions;   // Day 10：面板每帧都来取：项目说明要等信任问题答完才读
     },
 });
 registerPlanningTools((task) => chat.delegate(task), () => ui.refresh());
-registerMemoryTools(() => ui.refresh());
 chat.setForcedTool(forceTodo);
+registerMemoryTools(() => ui.refresh());
 
 setNoticeHandler((text) => ui.print('system', text));
 chat.setUsageListener((u) => {
@@ -74,6 +74,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal
 const BANNER = 'GeekAgent Day 11 — 技能（day11）';
 ui.print('system', BANNER);
 ui.print('system', `模型：${cfg.model}　密钥发往 ${keyHost(cfg)}　当前对话：${sessions.currentId}　输入 /help 查看命令`);
+if (!cfg.apiKey) ui.print('error', missingKey());   // 没有密钥也照常启动：命令都能用，要和模型对话时才报错
 if (process.env.GEEKAGENT_TRACE) ui.print('system', traceStatus(false));
 ui.print('system', `技能：${listSkills().map((k) => k.name).join('、') || '无'}（/skills 查看，/use 启用，/unuse 停用）`);
 for (const message of skillErrors) ui.print('error', message);
@@ -195,7 +196,7 @@ function exitWhenDrained(code: number): Promise<never> {
     });
 }
 
-/** sessions.json 读不出来时不覆盖它：这次的对话另存到新文件，告诉用户在哪。 */
+/** Day 6：sessions.json 读不出来时不覆盖它：这次的对话另存到新文件，告诉用户在哪。 */
 function rescueSessions(e: Error): void {
     console.error(visible(e.message));
     try {

@@ -4,10 +4,11 @@ import type { ReplyPiece } from './chat.js';
 import { colorEnabled, err, out, paint, type Color } from './color.js';
 import type { FrontEnd } from './frontend.js';
 import { askPaged, EOF, type InputQueue } from './input.js';
+import { typing } from './typing.js';   // 终端里打的字只在等输入时显示，回复进行中打的行轮到时再显示
 
 export function createPlain(queue: InputQueue, hooks: { onCancel(): boolean; onExit(): void }): FrontEnd & { prompt(): void } {
     const interactive = Boolean(process.stdin.isTTY);
-    const rl = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: interactive });
+    const rl = readline.createInterface({ input: process.stdin, output: typing.screen, terminal: interactive }).on('line', typing.submitted);
     rl.setPrompt(paint('user', 'You › '));
     rl.on('line', (line) => queue.push(line));
     rl.on('close', () => queue.push(EOF));
@@ -21,7 +22,7 @@ export function createPlain(queue: InputQueue, hooks: { onCancel(): boolean; onE
     let last = '';
 
     return {
-        prompt() { if (interactive && queue.size === 0) rl.prompt(); },
+        prompt() { if (queue.size === 0) typing.prompt(rl); },
         print(color: Color, text: string) {
             if (color === 'error') err('error', text);
             else out(color, text);
@@ -45,7 +46,7 @@ export function createPlain(queue: InputQueue, hooks: { onCancel(): boolean; onE
             process.stdout.write('\n');
             last = '';
         },
-        echoUser(line: string) { if (!interactive) out('user', `You › ${line}`); },
+        echoUser(line: string) { if (typing.unseen(line)) out('user', `You › ${line}`); },   // 屏幕上还没有的行（管道输入、提前打的）
         // 管道里下一行就是回答；终端里要等用户打一行。y / yes 同意，其余拒绝；太长的提示只显示开头，回答 d 分页看全文
         confirm: (prompt: string) => askPaged(prompt, async (question) => {
             out('tool', question);
@@ -80,6 +81,6 @@ function endOnClosedPipe(queue: InputQueue, hooks: { onCancel(): boolean }): voi
 // 提问前已经打在行里、还没按回车的字也不算回答
 async function nextAnswer(queue: InputQueue, rl: readline.Interface, interactive: boolean): Promise<string> {
     const typed = interactive ? rl.line : '';
-    const item = await (interactive ? queue.nextFresh() : queue.next());
+    const item = await (interactive ? typing.answering(queue.nextFresh()) : queue.next());
     return item === EOF ? '' : (item.startsWith(typed) ? item.slice(typed.length) : item).trim();
 }

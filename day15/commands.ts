@@ -49,7 +49,7 @@ const COMMANDS: Record<string, Command> = {
         run({ chat, sessions, info }) {
             chat.reset();
             sessions.sync(chat.history);
-            info('（对话历史已清空，长期记忆保留）');
+            info('（对话历史已清空，长期记忆保留）');   // Day 10：长期记忆在磁盘上，/reset 不动它
         },
     },
     '/compact': {

@@ -2,14 +2,14 @@
 import { Chat } from './chat.js';
 import { err } from './color.js';
 import { runCommand } from './commands.js';
-import { keyHost, loadConfig, settleDotEnv } from './config.js';
+import { keyHost, loadConfig, missingKey, settleDotEnv } from './config.js';
 import { registerFileTools } from './files.js';
-import type { FrontEnd } from './frontend.js';
+import type { FrontEnd } from './frontend.js';   // Day 7：全屏和行模式两个前端共用的接口
 import { createFullScreen } from './fullscreen.js';
 import { EOF, InputQueue } from './input.js';
-import { buildSystemPrompt, loadInstructions } from './instructions.js';
+import { buildSystemPrompt, loadInstructions } from './instructions.js';   // Day 10：项目说明（AGENTS.md）
 import { setNoticeHandler } from './llm.js';
-import { registerLookupTools } from './lookup.js';
+import { registerLookupTools } from './lookup.js';   // Day 12：代码搜索与网页抓取
 import { createMcp } from './mcp-setup.js';
 import { loadMemory, recallMemory, registerMemoryTools } from './memory.js';
 import { loadPermissions, setupPermissions, trustNeeds, untrusted, type PermissionConfig } from './permissions.js';
@@ -36,7 +36,7 @@ try {
     console.error(visible((e as Error).message));   // 报错里已经说了读的是哪个文件、坏在哪里
     process.exit(1);
 }
-let recall = '';
+let recall = '';   // Day 13：这一轮召回的记忆（turn 开头按用户原话更新），放进系统提示
 const chat = new Chat(cfg);
 // 注册的先后就是工具在请求里、在 /help 里的顺序
 registerShellTools();
@@ -65,14 +65,14 @@ const plain = fullScreen ? null : createPlain(queue, hooks);
 const ui: FrontEnd = plain ?? createFullScreen(queue, hooks, {
     cfg, chat, sessions, usage, mcp,
     get instructions() {
-        return instructions;   // 面板每帧都来取：项目说明要等信任问题答完才读
+        return instructions;   // Day 10：面板每帧都来取：项目说明要等信任问题答完才读
     },
 });
 registerPlanningTools((task) => chat.delegate(task), () => ui.refresh());
-registerMemoryTools(() => ui.refresh());
-registerLookupTools();
-registerRagTools();   // MCP 工具连上服务器之后才追加在最后
 chat.setForcedTool(forceTodo);
+registerMemoryTools(() => ui.refresh());
+registerLookupTools();   // Day 12：search、fetch
+registerRagTools();   // Day 14：知识库。MCP 工具连上服务器之后才追加在最后
 
 setNoticeHandler((text) => ui.print('system', text));
 chat.setUsageListener((u) => {
@@ -85,6 +85,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal
 const BANNER = 'GeekAgent Day 15 — MCP 工具接入（day15）';
 ui.print('system', BANNER);
 ui.print('system', `模型：${cfg.model}　密钥发往 ${keyHost(cfg)}　当前对话：${sessions.currentId}　输入 /help 查看命令`);
+if (!cfg.apiKey) ui.print('error', missingKey());   // 没有密钥也照常启动：命令都能用，要和模型对话时才报错
 if (process.env.GEEKAGENT_TRACE) ui.print('system', traceStatus(false));
 ui.print('system', 'MCP 服务器在 .geekagent/mcp.json 里声明，/mcp 查看状态');
 ui.print('system', `技能：${listSkills().map((k) => k.name).join('、') || '无'}（/skills 查看，/use 启用，/unuse 停用）`);
@@ -225,7 +226,7 @@ function reportMcp(lines: string[]): void {
     ui.refresh();
 }
 
-/** sessions.json 读不出来时不覆盖它：这次的对话另存到新文件，告诉用户在哪。 */
+/** Day 6：sessions.json 读不出来时不覆盖它：这次的对话另存到新文件，告诉用户在哪。 */
 function rescueSessions(e: Error): void {
     console.error(visible(e.message));
     try {

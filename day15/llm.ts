@@ -1,7 +1,7 @@
 // Day 1：手写的 OpenAI 兼容客户端：POST {base}/chat/completions，流式读 SSE，失败重试。
 import { setTimeout as sleep } from 'node:timers/promises';
 import { err } from './color.js';
-import type { Config } from './config.js';
+import { missingKey, type Config } from './config.js';
 import { errorMessage, normalizeUsage, readChatStream, tryParse, type Delta, type StreamResult, type Usage } from './sse.js';
 import { trace } from './trace.js';
 
@@ -38,7 +38,7 @@ export async function complete(cfg: Config, messages: Message[], signal?: AbortS
 
 /** 发请求：失败时抛出 ApiError，可以重试的失败先重试（见 withRetry）。 */
 async function post(cfg: Config, body: object, signal?: AbortSignal): Promise<Response> {
-    const headers: Record<string, string> = { 'Authorization': `Bearer ${cfg.apiKey}`, 'Content-Type': 'application/json' };
+    const headers: Record<string, string> = { 'Authorization': `Bearer ${requiredKey(cfg)}`, 'Content-Type': 'application/json' };
     if ('stream' in body) headers['Accept'] = 'text/event-stream';   // Day 5：非流式请求不要
     const json = JSON.stringify(body);   // 只序列化一次：每次重试、追踪用的都是这一份
     return withRetry(cfg.baseUrl, signal, () => {
@@ -47,7 +47,13 @@ async function post(cfg: Config, body: object, signal?: AbortSignal): Promise<Re
     });
 }
 
-// —— 加固：重试与错误提示 ——
+// —— 加固：没有密钥、重试与错误提示 ——
+
+/** 没有密钥就不发请求：这一轮失败（Chat 把它撤销），报错说清怎么补上。 */
+function requiredKey(cfg: Config): string {
+    if (!cfg.apiKey) throw new ApiError(missingKey());
+    return cfg.apiKey;
+}
 
 const MAX_RETRIES = 2;
 

@@ -37,6 +37,7 @@ export class McpManager {
 
     // 所有服务器同时连接（三台各要 1 秒握手，总共也只等 1 秒左右），每连完一台就重排一次工具
     connectAll(onRefresh: (names: string[]) => void = () => {}): Promise<void> {
+        this.untrustedFolder = false;   // 连接就是信任了这个文件夹（不信任时 start 不会走到这里）
         this.startup = Promise.all(this.servers.map(async (s) => {
             await s.connect();
             onRefresh(this.refresh());

@@ -35,6 +35,7 @@ export interface RunStageOptions {
     timeoutMs?: number;                             // 兜底的期限，缺省 DEADLINE_MS；超时杀掉整个进程组并带上已收集的输出报错
     holdStdin?: boolean;                            // 写完 input 不关 stdin（不发 EOF）：退出只能来自信号，或测试自己 end()
     entry?: string;                                 // 入口文件绝对路径，覆盖 <仓库>/<stage>/index.ts
+    stderrToStdout?: boolean;                       // 像 agent 2>&1 | … 那样 stderr 和 stdout 是同一个管道（经 sh 的 2>&1）；stderr() 总是空的
     onSpawn?: (child: ChildProcess) => void;        // 进程刚启动时调用；新写的测试用 startStage 拿到进程更直接
 }
 
@@ -85,7 +86,10 @@ export function startStage(stage: string, opts: RunStageOptions): RunningStage {
     const timeoutMs = opts.timeoutMs ?? DEADLINE_MS;
     const env = baseEnv(opts.env);
 
-    const child = spawn(process.execPath, ['--import', TSX_LOADER, entry], {
+    const node = [process.execPath, '--import', TSX_LOADER, entry];
+    // exec：sh 把自己换成 node，进程还是这一个（pid、进程组、信号都和不经 sh 时一样）
+    const [command, ...args] = opts.stderrToStdout ? ['sh', '-c', 'exec "$@" 2>&1', 'sh', ...node] : node;
+    const child = spawn(command, args, {
         cwd,
         env,
         stdio: ['pipe', 'pipe', 'pipe'],

@@ -202,7 +202,7 @@ describe('状态文字', () => {
 
     it('配置错误的服务器显示为失败', async () => {
         const m = new McpManager([{ name: 'bad', error: '配置无效：缺少 command' }], fakeRegistry());
-        assert.equal(mcpPanelText(m), '连接中…');
+        assert.equal(mcpPanelText(m), '等待信任回答');   // 还没开始连接：信任问题还没答（「连接中…」见 mcp-client.test.ts）
         await m.connectAll();
         assert.equal(mcpPanelText(m), 'bad(失败)');
         assert.equal(mcpStatusText(m), '× bad：配置无效：缺少 command');

@@ -112,8 +112,10 @@ describe('客户端连接演示服务器', () => {
 
     before(async () => {
         manager = new McpManager([{ name: 'demo', config: cfg([DEMO]) }], registry, (s, l) => logs.push(`[mcp:${s}] ${l}`));
+        assert.equal(mcpPanelText(manager), '等待信任回答');   // 还没开始连接：信任问题还没答
+        const connected = manager.connectAll();
         assert.equal(mcpPanelText(manager), '连接中…');
-        await manager.connectAll();
+        await connected;
         tools = [...registry.tools.values()];
     });
     after(() => manager.stopAll());

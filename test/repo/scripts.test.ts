@@ -1,5 +1,5 @@
 // 读者工具 npm run stages / npm run diff 的规则：一行算哪一天（days.ts）、阅读顺序、原教程的行数，
-// 以及 issue 里点名的两个一天的 diff：第 15 天只有 MCP，第 3 天只有 shell 工具和输入队列。
+// 以及 issue 里点名的两个一天的 diff：第 15 天只有 MCP，第 3 天只有 shell 工具（连同它的进程组）和输入队列。
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { describe, test } from 'node:test';
@@ -98,9 +98,9 @@ describe('npm run diff', () => {
         assert.equal(added.at(-1), 'demo-server.mjs');
     });
 
-    test('day01 day04 --day 3：只有 shell 工具和输入队列', () => {
+    test('day01 day04 --day 3：只有 shell 工具、它的进程组和输入队列', () => {
         const { added } = filesIn(diffCli('day01', 'day04', '--day', '3'));
-        assert.deepEqual([...added].sort(), ['input.ts', 'shell.ts']);
+        assert.deepEqual([...added].sort(), ['input.ts', 'process-group.ts', 'shell.ts']);
     });
 
     test('跨几个阶段时 --day 比的是包含这一天的阶段和它的前一阶段；不在范围里的天报错', () => {

@@ -73,9 +73,11 @@ for (const stage of stagesFrom('day01')) {
             assert.doesNotMatch(r.stdout, /协议追踪/);
         });
 
-        test('追踪文件写不进去（这里它是个目录）：停止追踪，对话照常进行', async () => {
+        // 追踪文件本身是目录、管道的，启动时就拒绝（clean-trace-fifo.test.ts）；这里它是普通文件，超过 4 MiB 要换成 .1，.1 却是个目录
+        test('追踪文件写不进去（旧文件换不到 .1）：停止追踪，对话照常进行', async () => {
             const cwd = workdir();
-            fs.mkdirSync(path.join(cwd, TRACE), { recursive: true });
+            fs.mkdirSync(path.join(cwd, TRACE + '.1'), { recursive: true });
+            fs.writeFileSync(path.join(cwd, TRACE), 'x'.repeat((4 << 20) + 1));
             const r = await runAgent(stage, { cwd, input: ['你好', '/trace'], replies: [text('照常回答')], env: { GEEKAGENT_TRACE: 'llm' } });
             assert.equal(r.code, 0, r.stderr);
             assert.match(r.stdout, /照常回答/);

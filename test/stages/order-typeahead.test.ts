@@ -1,0 +1,43 @@
+// 行模式在真实终端里（stdin 是 TTY、stdout 接管道）：回复还在流的时候打的一行，不插进正在流出的回复里，
+// 轮到它的时候显示成 You › …，然后才是它的回复。需要 tmux 提供真实终端；没有 tmux 时跳过。
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { text, userTexts } from '../helpers/agent.js';
+import { assertNoRejections, startFakeOpenAI } from '../helpers/fake-openai.js';
+import { stagesFrom } from '../helpers/run-stage.js';
+import { noTmux, Terminal } from '../helpers/terminal.js';
+
+for (const stage of stagesFrom('day01')) {
+    describe(`${stage}: 终端里回复进行中打的一行，轮到它时才显示`, { skip: noTmux }, () => {
+        test('回复里没有打的字；那一行轮到时显示成 You › …，后面是它的回复', async () => {
+            let release = () => {};
+            const hold = new Promise<void>((resolve) => (release = resolve));
+            // 第一轮的正文发完就停住：测试在「回复还在流」时打字，打完才让它结束
+            const fake = await startFakeOpenAI({ replies: [{ kind: 'text', text: 'part-one', hold }, text('reply-two')] });
+            const term = new Terminal(stage, { cols: 100, rows: 40, lineMode: true, env: { OPENAI_BASE_URL: fake.url } });
+            try {
+                await term.shows('You › ');
+                term.enter('first');
+                await term.shows('part-one');
+                term.enter('typed-ahead');   // send-keys 返回时字已经在终端的输入缓冲里，早于下面让回复结束
+                release();
+                await term.shows('reply-two');
+                term.press('C-d');
+                await term.exited();
+
+                const lines = term.text(true).split('\n').map((line) => line.trimEnd());
+                assert.ok(lines.includes('part-one'), `第一轮的回复被打的字插断了：\n${lines.join('\n')}`);
+                const echo = lines.indexOf('You › typed-ahead');
+                assert.ok(echo >= 0, `轮到提前打的一行时没有显示 You › typed-ahead：\n${lines.join('\n')}`);
+                assert.equal(lines.filter((line) => line.includes('typed-ahead')).length, 1, `打的字在别处也出现了：\n${lines.join('\n')}`);
+                assert.ok(lines.indexOf('part-one') < echo && echo < lines.indexOf('reply-two'), lines.join('\n'));
+                assert.equal(fake.requests.length, 2);
+                assert.deepEqual(userTexts(fake.requests[1].body).slice(-1), ['typed-ahead']);
+                assertNoRejections(fake);
+            } finally {
+                term.close();
+                await fake.close();
+            }
+        });
+    });
+}
