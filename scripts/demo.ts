@@ -61,8 +61,8 @@ function traceExcerpt(script: DemoScript, cwd: string): string {
     const { channels, show, max } = script.trace;
     const file = path.join(cwd, '.geekagent', 'trace.log');
     const lines = fs.readFileSync(file, 'utf8').split('\n').filter((l) => show.test(l)).slice(0, max);
-    // 先把开头的时间换成 +<t>s 再截：时间的位数（2.3s 还是 12.3s）不该影响截在哪里
-    const cut = (l: string) => { const s = l.replace(/^\+\d+\.\d+s /, '+<t>s '); return [...s].length > 160 ? [...s].slice(0, 160).join('') + '…' : s; };
+    // 先把路径和开头的时间换掉再截：仓库放在哪、时间有几位，不该影响截在哪里
+    const cut = (l: string) => { const s = l.split(cwd).join('<临时目录>').split(ROOT).join('<仓库>').replace(/^\+\d+\.\d+s /, '+<t>s '); return [...s].length > 160 ? [...s].slice(0, 160).join('') + '…' : s; };
     return `\n--- .geekagent/trace.log 的摘录（GEEKAGENT_TRACE=${channels}）---\n${lines.map(cut).join('\n')}\n`;
 }
 
