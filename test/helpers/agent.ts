@@ -4,7 +4,7 @@
 // 运行中途还要做事（等某个请求到达后发信号）时，直接用 startFakeOpenAI 和 run-stage.ts 的 startStage。
 import { assertNoRejections, startFakeOpenAI, type FakeOptions, type FakeReply, type FakeToolCall, type RecordedRequest } from './fake-openai.js';
 import { startStage, type RunningStage, type RunStageOptions, type RunStageResult } from './run-stage.js';
-import { waitUntil } from './wait.js';
+import { sleep, waitUntil } from './wait.js';
 
 // ---------- 模型说什么 ----------
 
@@ -48,6 +48,7 @@ async function untilMcpConnected(run: RunningStage): Promise<void> {
         const answer = () => /You › \/mcp\n([^]*\n)/.exec(run.stdout().slice(from))?.[1];
         await waitUntil('/mcp 的回答', () => answer() !== undefined, run.stdout);
         if (!answer()!.includes('（连接中…）')) return;
+        await sleep(100);   // 还在连：歇一下再问，不用一连串的 /mcp 占着 Agent
     }
 }
 

@@ -6,7 +6,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { REPO_ROOT } from './run-stage.js';
+import { stageCommand } from './run-stage.js';
 import { DEADLINE_MS, waitUntil } from './wait.js';
 import { workdir } from './workdir.js';
 
@@ -14,7 +14,6 @@ const probe = spawnSync('tmux', ['-V'], { encoding: 'utf8' });
 /** 给 describe / test 的 skip：没有 tmux 时是跳过的原因。 */
 export const noTmux: false | string = probe.status === 0 ? false : `tmux 不可用：${(probe.error?.message ?? probe.stderr?.trim()) || `退出码 ${probe.status}`}`;
 
-const TSX_LOADER = import.meta.resolve('tsx');
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 const { TMUX: _tmux, TMUX_PANE: _pane, ...TMUX_ENV } = process.env;
 
@@ -46,7 +45,7 @@ export interface TerminalOptions {
     cwd?: string;                           // 缺省新建的工作目录
     env?: Record<string, string>;           // 加在最小的环境之上（OPENAI_BASE_URL、HOME……）
     lineMode?: boolean;                     // stdout 接到 cat：stdin 仍是终端，输出是管道，也就是行模式
-    entry?: string;                         // 入口文件，缺省 <仓库>/<stage>/index.ts
+    entry?: string;                         // 经 tsx 跑的 .ts 入口文件；缺省跑转成 JS 的 <stage>/index.ts（见 run-stage.ts）
 }
 
 /**
@@ -73,8 +72,7 @@ export class Terminal {
             OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
             ...opts.env,
         };
-        const entry = opts.entry ?? path.join(REPO_ROOT, stage, 'index.ts');
-        const agent = `${quote(process.execPath)} --import ${quote(TSX_LOADER)} ${quote(entry)}${opts.lineMode ? ' | cat' : ''}`;
+        const agent = `${stageCommand(stage, opts.entry).map(quote).join(' ')}${opts.lineMode ? ' | cat' : ''}`;
         const script = `printf 'MARKER-BEFORE\\n'; ${agent}; echo "EXITED-$?"; exec sleep 600`;
         const command = ['env', '-i', ...Object.entries(vars).map(([k, v]) => quote(`${k}=${v}`)), 'sh', '-c', quote(script)].join(' ');
         tmux('new-session', '-d', '-x', String(this.cols), '-y', String(this.rows), '-s', this.name, '-c', this.cwd, command);
