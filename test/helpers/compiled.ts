@@ -1,15 +1,15 @@
 // 测试跑的阶段入口：阶段目录原样转成 JS 后的 index.js。
 // 为什么不每次 tsx dayNN/index.ts：tsx 加载器自己启动就要约 0.5 s CPU（2 核机器上量的：node 空跑 0.1 s，
 // 加 --import tsx 0.6 s），一千个测试里几百次启动就是几分钟。转一次、直接 node index.js 只剩 node 自己的启动。
-// 转法和 tsx 一样只去掉类型（TypeScript 的 transpileModule，不做类型检查、不打包），文件一一对应、
+// 转法和 tsx 一样只去掉类型（ts-loader.mjs 的 transpile，不做类型检查、不打包），文件一一对应、
 // 目录名不变（横幅里的阶段名取自目录名），import './x.js' 照样解析；非 .ts 文件（skills/、demo-server.mjs）原样复制。
 // 按阶段全部文件的内容做哈希缓存在 node_modules/.cache/ 里：改了源码下次自动重转，多个测试进程同时转也不会互相覆盖。
-// 真的经 tsx 启动的测试也有：tmux 里的终端测试（test/helpers/terminal.ts）和 test/stages/entry.test.ts。
+// 经 tsx 启动的对照在 test/stages/entry.test.ts：每个阶段各跑一次读者敲的 tsx dayNN/index.ts，输出和请求都要相同。
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { transpile } from './ts-loader.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CACHE = path.join(ROOT, 'node_modules', '.cache', 'geekagent-test');
@@ -34,14 +34,13 @@ function listFiles(dir: string, prefix = ''): string[] {
 function build(stage: string): string {
     const source = path.join(ROOT, stage);
     const files = listFiles(source);
-    // 本文件也算进哈希：转法改了，旧的缓存就不再用
-    const hash = createHash('sha256').update(fs.readFileSync(fileURLToPath(import.meta.url)));
+    // 本文件和加载器也算进哈希：转法改了，旧的缓存就不再用
+    const hash = createHash('sha256').update(fs.readFileSync(fileURLToPath(import.meta.url))).update(fs.readFileSync(fileURLToPath(new URL('./ts-loader.mjs', import.meta.url))));
     for (const name of files) hash.update(`${name}\0`).update(fs.readFileSync(path.join(source, name))).update('\0');
     const target = path.join(CACHE, `${stage}-${hash.digest('hex').slice(0, 16)}`);
     if (fs.existsSync(target)) return target;
 
     // 先写到本进程自己的临时目录，写完一次改名：别的进程要么看不到，要么看到完整的
-    const ts = createRequire(import.meta.url)('typescript') as typeof import('typescript');
     const temp = `${target}.tmp-${process.pid}`;
     for (const name of files) {
         const from = path.join(source, name);
@@ -51,11 +50,7 @@ function build(stage: string): string {
             fs.copyFileSync(from, to);
             continue;
         }
-        const { outputText } = ts.transpileModule(fs.readFileSync(from, 'utf8'), {
-            fileName: from,
-            compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext },
-        });
-        fs.writeFileSync(to, outputText);
+        fs.writeFileSync(to, transpile(from, fs.readFileSync(from, 'utf8')));
         // 技能的 tools.ts 是运行时按这个名字动态导入的（读者自己写技能也是 .ts）：留一个同名的符号链接指向 .js。
         // node 按真实路径（.js）认格式；用加载钩子也行，但钩子线程让每次启动多花约 0.15 s CPU
         if (name.includes('/')) fs.symlinkSync(path.basename(to), to.replace(/\.js$/, '.ts'));

@@ -1,0 +1,69 @@
+// npm test 用的 TypeScript 加载钩子（由 ts-register.mjs 注册）：测试文件和它们 import 的 .ts 直接跑。
+// 和 tsx 做的是同一件事（只去掉类型，不做类型检查），为什么自己写：npm test 每个测试文件一个进程，
+// tsx 每个进程启动要约 0.65 s CPU，这个加载器约 0.35 s（2 核机器上量的：十个测试文件 12.1 对 9.3 CPU 秒）。
+// 转好的 JS 按文件路径和内容的哈希缓存在 node_modules/.cache/ 里；npm test 之前 pretest 一次转好全部文件（warm），
+// 之后每个测试进程都不用再加载 TypeScript。npm run dev / demo / model 和读者自己运行时仍然用 tsx。
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const CACHE = path.join(ROOT, 'node_modules', '.cache', 'geekagent-test', 'ts');
+let ts;
+
+/**
+ * 一个 .ts 文件的源码转成 JS：只去掉类型，带行内 source map（报错的栈指回 .ts 的行号）。
+ * 按路径和内容缓存；测试用的阶段入口（compiled.ts）也经这里转。
+ */
+export function transpile(file, source) {
+    const cached = path.join(CACHE, `${createHash('sha256').update(file).update('\0').update(source).digest('hex').slice(0, 32)}.js`);
+    try {
+        return fs.readFileSync(cached, 'utf8');
+    } catch {
+        ts ??= createRequire(import.meta.url)('typescript');
+        const js = ts.transpileModule(source, {
+            fileName: file,
+            compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, inlineSourceMap: true },
+        }).outputText;
+        // 先写临时文件再改名：同时跑的测试进程读到的要么没有，要么是完整的
+        fs.mkdirSync(CACHE, { recursive: true });
+        const temp = `${cached}.${process.pid}`;
+        fs.writeFileSync(temp, js);
+        fs.renameSync(temp, cached);
+        return js;
+    }
+}
+
+/** 源码里写的是 ./x.js（和阶段代码一样），磁盘上是 x.ts。 */
+export async function resolve(specifier, context, next) {
+    if (specifier.endsWith('.js') && context.parentURL?.endsWith('.ts')) {
+        const url = new URL(specifier, context.parentURL);
+        if (url.protocol === 'file:' && !fs.existsSync(url)) {
+            const tsUrl = new URL(`${url.href.slice(0, -3)}.ts`);
+            if (fs.existsSync(tsUrl)) return { url: tsUrl.href, shortCircuit: true };
+        }
+    }
+    return next(specifier, context);
+}
+
+export async function load(url, context, next) {
+    if (!url.startsWith('file:') || !url.endsWith('.ts')) return next(url, context);
+    const file = fileURLToPath(url);
+    return { format: 'module', source: transpile(file, fs.readFileSync(file, 'utf8')), shortCircuit: true };
+}
+
+/** 把仓库里（node_modules 以外）的 .ts 全部转一遍放进缓存：只加载一次 TypeScript，而不是每个测试进程各一次。 */
+export function warm() {
+    const walk = (dir) => {
+        for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+            const full = path.join(dir, entry.name);
+            if (entry.isDirectory() && entry.name !== 'node_modules' && !entry.name.startsWith('.')) walk(full);
+            else if (entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) transpile(full, fs.readFileSync(full, 'utf8'));
+        }
+    };
+    walk(ROOT);
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) warm();
