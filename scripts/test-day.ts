@@ -6,7 +6,7 @@ import { warm } from '../test/helpers/ts-loader.mjs';
 import { STAGE_DAYS } from './days.js';
 import { ROOT } from './stages.js';
 
-/** 每一天的测试文件（相对 test/）。 */
+/** 每一天的测试文件（相对 test/）。要等十几秒的（mcp-progress）排在最前面，和别的文件同时跑。 */
 const DAY_TESTS: Record<number, string[]> = {
     1: ['stages/chat.test.ts', 'stages/chat-errors.test.ts', 'stages/entry.test.ts', 'stages/sse-fixtures.test.ts', 'stages/screen.test.ts', 'stages/prompts-bidi.test.ts', 'stages/envtrust-dotenv.test.ts', 'stages/envtrust-pipe.test.ts', 'stages/trace.test.ts', 'stages/clean-trace-fifo.test.ts', 'stages/order-stderr.test.ts', 'stages/order-nokey.test.ts', 'stages/order-typeahead.test.ts'],
     2: ['stages/tools.test.ts', 'stages/sse-fixtures.test.ts'],
@@ -22,7 +22,7 @@ const DAY_TESTS: Record<number, string[]> = {
     12: ['retrieval/search.test.ts', 'retrieval/web.test.ts', 'retrieval/html.test.ts', 'stages/hostile-fetch.test.ts', 'stages/prompts-fetch.test.ts'],
     13: ['retrieval/bm25.test.ts', 'stages/memory.test.ts'],
     14: ['stages/retrieval-e2e.test.ts'],
-    15: ['mcp/framing.test.ts', 'mcp/helpers.test.ts', 'mcp/mcp-client.test.ts', 'mcp/scale.test.ts', 'mcp/broken-servers.test.ts', 'stages/mcp-agent.test.ts', 'stages/mcp-progress.test.ts', 'stages/mcp-scale.test.ts', 'stages/mcp-hostile.test.ts'],
+    15: ['stages/mcp-progress.test.ts', 'mcp/framing.test.ts', 'mcp/helpers.test.ts', 'mcp/mcp-client.test.ts', 'mcp/scale.test.ts', 'mcp/broken-servers.test.ts', 'mcp/handshake-timeout.test.ts', 'stages/mcp-agent.test.ts', 'stages/mcp-scale.test.ts', 'stages/mcp-hostile.test.ts'],
 };
 
 const day = Number(process.argv[2]);
@@ -34,7 +34,7 @@ if (!stage || !DAY_TESTS[day]) {
 console.log(`第 ${day} 天的测试，在 ${stage} 上：${DAY_TESTS[day].join('、')}`);
 const files = DAY_TESTS[day].map((f) => `test/${f}`);
 warm();   // 和 npm test 的 pretest 一样：先一次转好全部 .ts，测试进程不再各自加载 TypeScript
-const child = spawn(process.execPath, ['--import', './test/helpers/ts-register.mjs', '--enable-source-maps', '--test', '--test-concurrency=2', ...files], {
+const child = spawn(process.execPath, ['--import', './test/helpers/ts-register.mjs', '--enable-source-maps', '--test', '--test-concurrency=4', ...files], {
     cwd: ROOT,
     stdio: 'inherit',
     env: { ...process.env, GEEKAGENT_TEST_STAGE: stage },

@@ -16,11 +16,13 @@ export const STAGES: readonly string[] = [1, 4, 8, 11, 15].map((day) => `day${St
 
 // 从 first 开始、且磁盘上已有入口文件的阶段：某个功能从哪天引入，测试就从哪天起参数化。
 // GEEKAGENT_TEST_STAGE=day04（npm run test:day 设的）只留这一个阶段：其余阶段的测试根本不生成，不会满屏 skipped
-export function stagesFrom(first: string): string[] {
+// before：只到这个阶段之前（某个行为到某天被换掉时，旧行为的测试只在之前的阶段上跑）
+export function stagesFrom(first: string, before?: string): string[] {
     const start = STAGES.indexOf(first);
-    if (start < 0) throw new Error(`未知阶段：${first}（可选：${STAGES.join(', ')}）`);
+    const end = before === undefined ? STAGES.length : STAGES.indexOf(before);
+    if (start < 0 || end < 0) throw new Error(`未知阶段：${start < 0 ? first : before}（可选：${STAGES.join(', ')}）`);
     const only = process.env.GEEKAGENT_TEST_STAGE;
-    return STAGES.slice(start).filter((stage) => (!only || stage === only) && existsSync(path.join(REPO_ROOT, stage, 'index.ts')));
+    return STAGES.slice(start, end).filter((stage) => (!only || stage === only) && existsSync(path.join(REPO_ROOT, stage, 'index.ts')));
 }
 
 // 从本文件解析 tsx，子进程的 cwd 是临时目录，那里找不到 node_modules

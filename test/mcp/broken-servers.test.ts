@@ -1,5 +1,5 @@
 // 故意写坏的服务器和一个正常的演示服务器放在同一份 mcp.json 里，
-// 每种故障都要给出清楚的错误、不影响其他服务器、最后不留任何进程。
+// 每种故障都要给出清楚的错误、不影响其他服务器、最后不留任何进程。握手从不回答的服务器在 handshake-timeout.test.ts。
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -50,14 +50,6 @@ const config = {
         entry('changed', 'list-changed.mjs'),
     ]),
 };
-
-// 握手超时要等满真实的 30 秒下限：这台服务器在文件一开始就连接，和下面的测试同时等。
-// 它用自己的标记，下面"不留进程"的检查不会把还在等的它算进去
-const NEVER_MARK = randomUUID();
-const never = new McpManager([{ name: 'never', config: {
-    command: node, args: [server('never-answers.mjs')], env: { GEEKAGENT_TEST_MARK: NEVER_MARK, MCP_TEST_LOG: logOf('never') }, timeout: 1000,
-} }], fakeRegistry());
-const neverConnected = never.connectAll();
 
 describe('故障服务器', () => {
     let manager: McpManager;
@@ -260,18 +252,5 @@ describe('故障服务器', () => {
         assert.throws(() => process.kill(-stubbornPid, 0), { code: 'ESRCH' });
         assert.deepEqual(leftovers(SERVERS, MARK), []);
         assert.deepEqual(leftovers('demo-server.mjs', MARK), []);
-    });
-});
-
-describe('never-answers', () => {
-    it('握手超时，不为 initialize 发取消，进程已清理', async () => {
-        await neverConnected;
-        const s = serverOf(never, 'never');
-        assert.equal(s.status, 'failed');
-        // 配置的 timeout 是 1 秒，但握手至少等 30 秒
-        assert.equal(s.error, '请求 initialize 超时（30 秒内没有响应）');
-        assert.deepEqual(readRecords(logOf('never')).map((r) => r.msg.method), ['initialize']);
-        assert.deepEqual(leftovers('never-answers.mjs', NEVER_MARK), []);
-        await never.stopAll();
     });
 });

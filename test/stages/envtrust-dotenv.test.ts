@@ -7,7 +7,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { call, runAgent, text, tools } from '../helpers/agent.js';
 import { startFakeOpenAI } from '../helpers/fake-openai.js';
-import { runStage, STAGES, stagesFrom } from '../helpers/run-stage.js';
+import { runStage, stagesFrom } from '../helpers/run-stage.js';
 import { workdir } from '../helpers/workdir.js';
 
 const TRUST_FILE = path.join('.geekagent', 'trusted-folders.json');
@@ -18,7 +18,7 @@ const PROBE_ENV = 'NODE_OPTIONS=--require ./evil.cjs\nPROBE=from-dotenv\nGEEKAGE
 const PROBE_COMMAND = 'node -e 0; echo "[$PROBE][$GEEKAGENT_PROBE][$OPENAI_API_KEY]"';
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-for (const stage of STAGES.filter((s) => !stagesFrom('day08').includes(s))) {
+for (const stage of stagesFrom('day01', 'day08')) {
     describe(`${stage}: .env 不能替环境里的密钥选地址`, () => {
         test('.env 只写了 OPENAI_BASE_URL、密钥来自环境变量：这个地址不用，说明原因和怎么选它；横幅写出密钥发往的主机', async () => {
             const attacker = await startFakeOpenAI();
