@@ -61,7 +61,8 @@ const script: DemoScript = {
             }
         }
     },
-    // 握手的那几行：和 demo 服务器收发的 JSON-RPC 原文
-    trace: { channels: 'mcp', show: /mcp demo/, max: 10 },
+    // 握手的那几行：启动，和 demo 服务器收发的 JSON-RPC 原文。服务器的 stderr 行不放：它走另一根管道，
+    // 和 stdout 上的回答谁先到不一定，放进来记录就不是每次都一样
+    trace: { channels: 'mcp', show: /mcp demo (→|←|· 启动)/, max: 10 },
 };
 export default script;
