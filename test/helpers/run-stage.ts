@@ -30,7 +30,7 @@ const TSX_LOADER = import.meta.resolve('tsx');
 
 // 只为测试快：Node 的 fetch（undici）第一次用时要把它的 HTTP 解析器（WebAssembly）交给优化编译器，
 // 每个进程多花约 0.17 s CPU（2 核机器上量的：node -e "await fetch(…)" 0.36 s，加这个 V8 开关 0.19 s）。
-// 一千次启动就是三分钟；只用基线编译器，行为不变，只是解析器慢一点（测试里的回复都很短）
+// 整套测试七百来次启动就是两分钟；只用基线编译器，行为不变，只是解析器慢一点（测试里的回复都很短）
 const FAST_START = '--liftoff-only';
 
 // 没给 OPENAI_BASE_URL 时指向本机一个不监听的端口：测试绝不能意外连到真实服务
