@@ -57,7 +57,7 @@ export async function* readChatStream(body: AsyncIterable<Uint8Array>): AsyncGen
                 error = addEvent(ev, acc);   // data 是一个 JSON 块，累加进回复；流内错误、坏 JSON 返回错误文本
                 if (error !== null) break reading;
             }
-            yield* acc.deltas.splice(0);
+            yield* acc.ready();   // 半个 emoji 留到下一批
         }
     } catch (e) {
         error = `读取流时出错：${(e as Error).message}`;
@@ -110,6 +110,22 @@ class StreamAccumulator {
         const last = this.deltas[this.deltas.length - 1];
         if (last?.type === type) last.text += text;
         else if (text) this.deltas.push({ type, text });
+    }
+
+    /**
+     * 这一批可以显示的增量。emoji 这类字符是两个 UTF-16 单元，服务商可能把它们分在两个事件里发：
+     * 前一半单独写到终端会变成 �。所以最后一个增量若以前一半（高代理）结尾，这一半留在 deltas 里，和下一批的后一半
+     * 合在一起再交出；读完时 readChatStream 交出剩下的全部（真的只有半个字时照原样显示）。回复的原文不受影响。
+     */
+    ready(): Delta[] {
+        const batch = this.deltas.splice(0);
+        const last = batch[batch.length - 1];
+        const code = last ? last.text.charCodeAt(last.text.length - 1) : 0;
+        if (code < 0xd800 || code > 0xdbff) return batch;
+        this.deltas.push({ type: last.type, text: last.text.slice(-1) });
+        last.text = last.text.slice(0, -1);
+        if (!last.text) batch.pop();
+        return batch;
     }
 
     // Day 7：用量可能在顶层（以最后一个为准）、在 choice 里（Moonshot，之后还在顶层重复一次，只算一次）或在 x_groq 里
@@ -217,11 +233,19 @@ function addEvent(ev: SseEvent, acc: StreamAccumulator): string | null {
     return null;
 }
 
-/** 错误体里的消息：error.message → error（字符串）→ message → 原文。服务商的原话不换成笼统的说法。 */
+/**
+ * 错误体里的消息：error.message（OpenAI 的格式）；不是这个格式时，error、message 里的字符串都要
+ * （{"error":"SyntaxError","message":"…"} 只给 error 就丢了原因）；都没有就给原文（HTML、纯文本）。服务商的原话不换成笼统的说法；
+ * 不是 OpenAI 格式的原文可能是一整个网页，空白压成一个空格、只留开头。
+ */
 export function errorMessage(payload: any, raw = ''): string {
-    for (const m of [payload?.error?.message, payload?.error, payload?.message]) if (str(m) && m) return m;
-    return raw.slice(0, 500);
+    if (str(payload?.error?.message) && payload.error.message) return payload.error.message;
+    const said = [payload?.error, payload?.message].filter((m) => str(m) && m);
+    const text = said.length ? [...new Set(said)].join('：') : raw.replace(/\s+/g, ' ').trim();
+    return text.length > ERROR_CHARS ? `${text.slice(0, ERROR_CHARS)}…` : text;
 }
+
+const ERROR_CHARS = 500;
 
 /** Day 7：没有 total_tokens 时用两者之和；给了就照用，不假设它等于两者之和。 */
 export function normalizeUsage(u: Json): Usage {

@@ -153,7 +153,7 @@ async function exit(): Promise<never> {
 function saveOnExit(): void {
     try {
         const generated = sessions.nameDefault(chat.history);
-        console.log(`（退出前已保存 ${sessions.save(chat.history)} 个对话到 ${Sessions.path()}）`);
+        console.log(`（退出前已保存 ${sessions.save(chat.history)} 个对话到 ${visible(Sessions.path())}）`);
         if (generated) console.log(`（对话 id：${generated}——重启后先 /load 再 /open ${generated}）`);
     } catch (e) {
         rescueSessions(e as Error);
@@ -230,7 +230,7 @@ function reportMcp(lines: string[]): void {
 function rescueSessions(e: Error): void {
     console.error(visible(e.message));
     try {
-        console.error(`（这次的对话另存到 ${sessions.rescue(chat.history)}，改名为 sessions.json 后可以 /load）`);
+        console.error(`（这次的对话另存到 ${visible(sessions.rescue(chat.history))}，改名为 sessions.json 后可以 /load）`);
     } catch (e) {
         console.error(`另存也失败了：${visible((e as Error).message)}`);
     }

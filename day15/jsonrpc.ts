@@ -86,9 +86,11 @@ export class RequestTable {
 type Pending = { method: string; timeoutMs: number; timer: NodeJS.Timeout; resolve(result: unknown): void; reject(error: Error): void; unlisten?(): void };
 
 // 服务器给的 error 对象照样不可信：缺字段时 code 当 0、message 当空。数组、对象不交给 Number()、String()：
-// 它们会逐层递归（见 json.ts 的 tooDeep）
+// 它们会逐层递归（见 json.ts 的 tooDeep）。官方 SDK 写的服务器把「MCP error -32603: 」放进 message 开头：
+// 和 code 相同的这段去掉，错误码只显示一次（不同的码照原样留着，那是服务器自己转述的另一个错误）
 function rpcError(error: unknown): RpcError {
     const e = isObject(error) ? error : {};
     const message = isObject(e.message) || Array.isArray(e.message) ? jsonText(e.message) : String(e.message ?? '');
-    return new RpcError(typeof e.code === 'object' ? 0 : Number(e.code ?? 0), message);
+    const code = typeof e.code === 'object' ? 0 : Number(e.code ?? 0);
+    return new RpcError(code, message.startsWith(`MCP error ${code}: `) ? message.slice(`MCP error ${code}: `.length) : message);
 }

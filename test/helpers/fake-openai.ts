@@ -52,7 +52,7 @@ export interface ToolsReply {
 export type FakeReply =
     | TextReply
     | ToolsReply
-    | { kind: 'sse'; body: string | Buffer }
+    | { kind: 'sse'; body: string | Buffer; hold?: Promise<unknown>; rest?: string }   // 给了 hold：body 发完停住，兑现后再发 rest（分在两次读取里到达）
     | { kind: 'http'; status: number; headers?: Record<string, string>; body: string }
     | { kind: 'json'; body: unknown }
     | { kind: 'hang'; text?: string }
@@ -406,7 +406,10 @@ async function answer(res: http.ServerResponse, reply: FakeReply, stream: boolea
             return sendJson(res, 200, buildCompletion(reply, model));
         case 'sse':
             res.writeHead(200, SSE_HEADERS);
-            res.end(reply.body);
+            if (!reply.hold) return void res.end(reply.body);
+            res.write(reply.body);
+            await reply.hold;
+            if (!res.destroyed) res.end(reply.rest ?? '');
             return;
         case 'http':
             res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });

@@ -1,5 +1,5 @@
 // Day 15 的 MCP 客户端面对不怀好意的一方：模型把要紧的参数藏在长参数后面，环境里有认得出格式的令牌，
-// 服务器发来合法但嵌套极深的 JSON，服务器用 setsid 把孙进程放出进程组。都经真实入口、管道输入、假模型验证。
+// 服务器发来合法但嵌套极深的 JSON，官方 SDK 的服务器在错误里重复错误码，服务器用 setsid 把孙进程放出进程组。都经真实入口、管道输入、假模型验证。
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -108,6 +108,21 @@ for (const stage of stagesFrom('day15')) {
             assert.deepEqual(names, ['mcp_deep_ok']);
             assert.match(r.stdout, /deep（1 个工具）/);
             assert.match(r.stdout, /客户端：工具 deep 的定义嵌套超过 100 层，没有交给模型/);
+            assert.deepEqual(leftovers('', MARK), []);
+        });
+
+        test('官方 SDK 的服务器在错误的 message 开头又写一遍错误码：用户和模型看到的错误码只有一次；不同的码照原样留着', async () => {
+            const cwd = mcpDir({ sdk: { command: 'node', args: [server('sdk-error.mjs')], env: marked } }, { 'mcp_sdk_*': 'allow' });
+            const r = await runAgent(stage, {
+                cwd,
+                input: [TRUST, MCP_READY, '调一下'],
+                replies: [tools(call('c1', 'mcp_sdk_explode'), call('c2', 'mcp_sdk_relay')), text('都失败了')],
+            });
+            assert.equal(r.code, 0, r.stderr);
+            assert.equal(r.results.c1, '工具执行失败：MCP 错误 -32603：disk on fire');
+            assert.equal(r.results.c2, '工具执行失败：MCP 错误 -32603：MCP error -32602: upstream said no');
+            assert.match(r.stdout, /MCP 错误 -32603：disk on fire/);
+            assert.doesNotMatch(r.stdout, /MCP error -32603/);
             assert.deepEqual(leftovers('', MARK), []);
         });
 
