@@ -11,7 +11,7 @@ import type { Color } from './color.js';
 import { dotEnvNeeds } from './config.js';
 import { EOF, type InputQueue } from './input.js';
 import { isObject, type Json } from './json.js';
-import { redact } from './redact.js';
+import { redact, withSecretNote } from './redact.js';
 import { loadJson, writeJsonAtomic } from './storage.js';
 
 export const TRUST_FILE = path.join(os.homedir(), '.geekagent', 'trusted-folders.json');
@@ -71,8 +71,9 @@ export async function trustFolder(needs: string[], ui: TrustUi, queue: InputQueu
         '这些设置以你的用户权限生效：只信任你自己写的或检查过的配置。',
         `信任文件夹 ${quote(folder)} 吗？`,
     ].join('\n');
-    // 这个问题不经过 authorize，所以在这里脱敏一次：之后的阶段会在这里列出 MCP 服务器的命令行和环境变量
-    const answer = await askTrust(redact(question), ui, queue);
+    // 问题显示原文（要运行的命令、要连的地址都得看得清），只有交给程序的环境变量的值脱敏（dotEnvLines、mcpTrustNeeds）；
+    // 不经过 authorize，所以在这里补上「其中几处是你的密钥」那一行
+    const answer = await askTrust(withSecretNote(question), ui, queue);
     if (answer.note) ui.print('system', answer.note);
     if (records && answer.remember) {
         try {
@@ -90,13 +91,20 @@ export async function trustFolder(needs: string[], ui: TrustUi, queue: InputQueu
 // 一个文件夹最多记这么多个信任过的指纹（来回切换几套设置够用，记录文件也不会越长越大）
 const MAX_REMEMBERED = 20;
 
-// .env 里要信任才生效的设置（config.ts 记下的），每项一行。变量的值先脱敏再加引号：引号里的转义会让密钥认不出来；
-// 脱敏后的值也进指纹，所以换了一个密钥不会再问，换了 NODE_OPTIONS 会
+// .env 里要信任才生效的设置（config.ts 记下的），每项一行。脱敏后的值也进指纹，所以换了一个密钥不会再问，换了 NODE_OPTIONS 会
 function dotEnvLines(): string[] {
     const { address, vars } = dotEnvNeeds();
     const lines = address ? [`模型地址设为 ${quote(address)}（密钥会发到那里）`] : [];
-    for (const [name, value] of vars) lines.push(`环境变量 ${quote(`${name}=${redact(value)}`)} 交给 Agent 启动的每个程序（命令、MCP 服务器……）`);
+    for (const [name, value] of vars) lines.push(`环境变量 ${quoteEnv(name, value)} 交给 Agent 启动的每个程序（命令、MCP 服务器……）`);
     return lines;
+}
+
+/**
+ * 信任问题里交给程序的一个环境变量（.env 的、Day 15 mcp.json 的）：问题里别的都显示原文，只有这些值脱敏——
+ * 它们不出现在命令行上，传密钥正是它们的常见用途。先脱敏再加引号：引号里的转义会让密钥认不出来。
+ */
+export function quoteEnv(name: string, value: string): string {
+    return quote(`${name}=${redact(value)}`);
 }
 
 function trustedFingerprints(record: unknown): string[] {

@@ -43,7 +43,6 @@ function makeTool(client: McpClient, info: McpToolInfo, name: string): Tool {
 
 // —— 加固：长名字与重名、非文本内容、确认提示里的细节 ——
 const RESULT_MAX_CHARS = 20_000;   // MCP 工具没有分页，上限比 read 的 2000 宽得多（truncateOutput 截断前先脱敏）
-const PROMPT_ARG_CHARS = 200;      // 确认提示里一个参数的值超过这么长，只显示开头和总长
 
 // 调用并把结果变成模型读的文字（convertResult）；工具报错（isError）变成异常，由 execTool 包成「工具执行失败：…」
 export async function callMcpTool(client: McpClient, tool: string, args: Json, signal?: AbortSignal): Promise<string> {
@@ -80,18 +79,17 @@ function promptDetails(info: McpToolInfo, args: Json): string[] {
     const lines: string[] = [];
     if (hints.readOnlyHint === true) lines.push('服务器声明：只读');
     if (hints.destructiveHint === true) lines.push('服务器声明：破坏性');
-    if (title) lines.push(`标题：${title}`);
+    if (title) lines.push(`标题：${jsonText(title)}`);   // 和参数值一样写成 JSON：标题里的换行成了 \n，冒充不了下面的「参数：」
     return [...lines, ...argLines(args)];
 }
 
 // 参数一个一行、按模型给的顺序：排在前面的长 content 藏不住后面的 path。值写成 JSON（字符串带引号，换行写成 \n），
-// 一个值冒充不了另一行参数；短值整个显示，长值交给 truncateOutput 只留开头，下一行是总长（它截断前先脱敏，
-// 切在密钥中间也不留半截）。整段提示由 authorize 脱敏
+// 一个值冒充不了另一行参数。值原样、不截断、不脱敏：长的那一行由 askPaged（input.ts）在问题里截短并注明全文多大，
+// 回答 d 分页看的是这里的全文，答 y 之前每个字都看得到；有密钥时 authorize 补一行说明
 function argLines(args: Json): string[] {
     const entries = Object.entries(args);
     if (entries.length === 0) return ['参数：无'];
-    const shown = (value: unknown) => truncateOutput(jsonText(value), PROMPT_ARG_CHARS).replace('\n', '\n    ');
-    return ['参数：', ...entries.map(([key, value]) => `  ${/^[\w$.-]+$/.test(key) ? key : shown(key)}：${shown(value)}`)];
+    return ['参数：', ...entries.map(([key, value]) => `  ${/^[\w$.-]+$/.test(key) ? key : jsonText(key)}：${jsonText(value)}`)];
 }
 
 // 没有文字块时才用 structuredContent（有文字时它通常只是重复）；什么都没有时也给模型一句话

@@ -2,7 +2,7 @@
 // 文件工具的路径必须落在根目录之内。
 import fs from 'node:fs';
 import path from 'node:path';
-import { redact } from './redact.js';
+import { withSecretNote } from './redact.js';
 import { loadJson, writeJsonAtomic, type Present } from './storage.js';
 import { currentFolder, quote } from './trust.js';
 
@@ -67,12 +67,12 @@ export function policyFor(tool: string): Policy {
     return Object.hasOwn(defaults, tool) ? defaults[tool] : 'deny';
 }
 
-/** 要询问时，确认提示在这里、也只在这里脱敏一次：调用方把原文交进来（命令、参数里都可能有密钥）。 */
+/** 要询问时，确认提示显示原文、不脱敏（只给终端前的用户看）；原文里有密钥时，在这里补一行说出有几处、是哪些。 */
 export async function authorize(tool: string, prompt = `工具 ${tool} 请求执行`): Promise<boolean> {
     const policy = policyFor(tool);
     if (policy === 'allow') return true;
     if (policy === 'deny') return false;
-    return confirmFn(redact(prompt));
+    return confirmFn(withSecretNote(prompt));
 }
 
 /** 把路径限制在根目录内：先按字面检查，再按真实路径检查（realInside），挡住指向外面的符号链接。 */

@@ -1,4 +1,4 @@
-// Day 8：密钥脱敏。密钥在工具结果和确认提示里被替换成 [REDACTED:NAME]，这样既不会发给模型，也不会显示在屏幕上。
+// Day 8：密钥脱敏。发给模型、写进文件和追踪的文字里，密钥被替换成 [REDACTED:NAME]。确认提示不脱敏（见分隔线下的 withSecretNote）。
 // 调用方必须先脱敏整段文字、再分页或截断：切在密钥中间的半截，这里就认不出来了。
 import fs from 'node:fs';
 import { parseEnv } from 'node:util';
@@ -30,16 +30,27 @@ function secretShaped(value: string): boolean {
 }
 
 const AWS_KEY_ID = /\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/;
-// 常见密钥格式：就算不在任何变量里（比如写在某个文件里），也认得出来。
-// 每种都只从一串字符的开头匹配（前面不是同类字符），否则像 eyJeyJeyJ… 这样的长串会让正则变成平方级
-const TOKEN_SHAPES = new RegExp([
-    /(?<![\w-])sk-[\w-]*[A-Za-z0-9]{20}/,                         // OpenAI、DeepSeek 等
-    /(?<![\w-])(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,})/, // GitHub
-    AWS_KEY_ID,
-    /(?<![\w-])xox[abposr]-[A-Za-z0-9-]{10,}/,                     // Slack
-    /(?<![\w-])eyJ[\w-]{5,}\.eyJ[\w-]{5,}\.[\w-]*/,                // JWT
-    /-----BEGIN[A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END[A-Z ]*PRIVATE KEY-----|$)/, // 私钥；缺了结尾就一直换到文字末尾
-].map((r) => r.source).join('|'), 'g');
+// 私钥块：BEGIN 一行，可有 Proc-Type: 这样的头行和一个空行，然后全是 base64 的行，到 END 一行为止。换行也可以是 JSON 字符串里
+// 写成的 \n（服务账号的 .json），行首可以缩进（YAML）或带 diff 的 + / -（git diff 的输出）。正文不像 base64 就不算：
+// 两行标记中间夹着的命令不会被当成私钥换掉。
+// 正文一直到文字末尾也算（分页、redactHead 切下的一段里，半个私钥也是密钥），但只在末尾之前全是 base64 行时。
+// 各段用的字符互不重叠（base64 里没有 -、:、空白和 \；行首的 + 算进 base64，不另算），匹配不会来回试；行数有上限
+// （最长的 RSA 私钥也只有一百来行）：一次尝试最多看 400 行，1 MB 的刁钻输入（几十万个短行）也在 1 ms 以内
+const NL = String.raw`(?:\r?\n|(?:\\r)?\\n)[ \t]*`;
+const B64 = '[A-Za-z0-9+/=]+';
+const PRIVATE_KEY = new RegExp(`-----BEGIN[A-Z ]*PRIVATE KEY-----${NL}(?:[-+]?[A-Za-z][A-Za-z-]*: [^\\r\\n\\\\]*${NL}){0,8}(?:-?${NL})?(?:-?${B64}${NL}){0,400}(?:(?:-?${B64})?$|[-+]?-----END[A-Z ]*PRIVATE KEY-----)`);
+// 常见密钥格式：就算不在任何变量里（比如写在某个文件里），也认得出来。名字是确认提示里说的「像是密钥（…）」。
+// 每种都只从一串字符的开头匹配（前面不是同类字符），否则像 eyJeyJeyJ… 这样的长串会让正则变成平方级。
+// 每种各占合并后正则的一个捕获组（自己不能再有捕获组），withSecretNote 据此知道是哪一种
+const SHAPES: [string, RegExp][] = [
+    ['API 密钥', /(?<![\w-])sk-[\w-]*[A-Za-z0-9]{20}/],                         // OpenAI、DeepSeek 等
+    ['GitHub 令牌', /(?<![\w-])(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,})/],
+    ['AWS 密钥', AWS_KEY_ID],
+    ['Slack 令牌', /(?<![\w-])xox[abposr]-[A-Za-z0-9-]{10,}/],
+    ['JWT', /(?<![\w-])eyJ[\w-]{5,}\.eyJ[\w-]{5,}\.[\w-]*/],
+    ['私钥', PRIVATE_KEY],
+];
+const TOKEN_SHAPES = new RegExp(SHAPES.map(([, r]) => `(${r.source})`).join('|'), 'g');
 // AWS Secret Key 只是 40 个 base64 字符，单看认不出；和 Key ID 出现在同一段文字里时才当作密钥（要求大小写都有，避开 git 哈希）
 const AWS_SECRET = /(?<![A-Za-z0-9/+])(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[A-Z])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g;
 
@@ -148,4 +159,24 @@ function redactLiteral(literal: string): string {
     if (typeof value !== 'string') return literal;
     const clean = redact(value);
     return clean === value ? literal : JSON.stringify(clean);
+}
+
+/**
+ * 确认提示、diff、信任问题显示原文、不脱敏：它们只给终端前的用户看，而脱敏换掉的正是攻击者可以挑的文字
+ * （两行私钥标记中间夹一条命令）。原文里有密钥时，在最后加一行说出有几处、是哪些：
+ * 「其中 1 处是你的密钥 OPENAI_API_KEY，1 处像是密钥（私钥）」。认密钥的规则和 redact 是同一份（已知的值、认得出的格式）。
+ * 加在最后一行：太长的提示只显示开头和最后一行（input.ts 的 askPaged），这一行总看得到。
+ */
+export function withSecretNote(prompt: string): string {
+    const { names, pattern } = knownSecrets();
+    const mine = pattern ? [...prompt.matchAll(pattern)].map((m) => names.get(m[0])!) : [];
+    const rest = pattern ? prompt.replace(pattern, ' ') : prompt;   // 已经按名字报过的值，不再按格式报一遍
+    const kinds = [...rest.matchAll(TOKEN_SHAPES)].map((m) => SHAPES[m.slice(1).findIndex((g) => g !== undefined)][0]);
+    kinds.push(...[...rest.matchAll(URL_PASSWORDS)].map(() => '网址里的密码'));
+    if (AWS_KEY_ID.test(rest)) kinds.push(...[...rest.matchAll(AWS_SECRET)].map(() => 'AWS 密钥'));
+    const parts: string[] = [];
+    const unique = (list: string[]) => [...new Set(list)].join('、');
+    if (mine.length) parts.push(`${mine.length} 处是你的密钥 ${unique(mine)}`);
+    if (kinds.length) parts.push(`${kinds.length} 处像是密钥（${unique(kinds)}）`);
+    return parts.length ? `${prompt}\n（上面显示的是原文，其中 ${parts.join('，')}）` : prompt;
 }

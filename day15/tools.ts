@@ -58,7 +58,7 @@ export async function execTool(name: string, argsJson: string, signal?: AbortSig
     // Day 11：白名单在执行时也检查，模型照着旧的工具列表调用也会被拒绝
     if (!isAllowed(name)) return `权限拒绝：技能 ${allowedFor} 启用期间不能使用工具 ${name}`;
     // Day 8：先过权限。脱敏的分工：execTool 给工具结果脱敏；truncateOutput 和 read 分页会截断，所以先脱敏（半截密钥认不出来）；
-    // 确认提示在 authorize 里、追踪在 trace 里各自脱敏，第 10 天起系统提示在 Chat.requestOnce 里；撤销记录干脆不存带密钥的旧内容（undo）
+    // 追踪在 trace 里脱敏，第 10 天起系统提示在 Chat.requestOnce 里；确认提示不脱敏（authorize 只补一行说出其中的密钥）；撤销记录不存带密钥的旧内容（undo）
     const denied = `权限拒绝：不允许使用工具 ${name}`;
     if (policyFor(name) === 'deny') return denied;
     if (!tool.authorizes && !(await authorize(name))) return denied;

@@ -135,24 +135,22 @@ describe('客户端连接演示服务器', () => {
     });
 
     it('确认提示、调用、拒绝', async () => {
-        // 一个参数一行；长值的截断点正好落在密钥中间：先脱敏再截断，提示里连半截密钥也没有
+        // 一个参数一行，值是原文（不截断、不脱敏：太长的行由前端的 askPaged 截短，回答 d 看全文）；有密钥时最后一行说出来
         const key = process.env.GEEKAGENT_FAKE_API_KEY!;
         const pad = 'x'.repeat(200 - 1 - 5) + key + 'z'.repeat(100);
         const args = { text: 'Model Context Protocol', pad, key, more: 'y\n  path：/etc/passwd' };
         const out = await tools[0].run(args);
         assert.match(out, /22.*3/);
-        assert.ok(!prompts.at(-1)!.includes(key.slice(0, 5)), prompts.at(-1));
         const p = prompts.at(-1)!.split('\n');
         assert.equal(p[0], '即将调用 MCP 工具：mcp_demo_word_count（来自服务器 demo）');
         assert.equal(p[1], '服务器声明：只读');
         assert.equal(p[2], '参数：');
         assert.equal(p[3], '  text："Model Context Protocol"');
-        assert.ok(p[4].startsWith(`  pad："${'x'.repeat(194)}[REDA`), p[4]);
-        assert.equal(p[4].length, '  pad：'.length + 200);
-        assert.match(p[5], /^ {4}…\(已截断，共 \d+ 个字符\)$/);
-        assert.match(p[6], /^ {2}key："\[REDACTED:GEEKAGENT_FAKE_API_KEY\]"$/);
-        assert.equal(p[7], '  more："y\\n  path：/etc/passwd"', '值里的换行写成 \\n，冒充不了另一行参数');
-        assert.equal(p[8], '确认执行？');
+        assert.equal(p[4], `  pad："${pad}"`);
+        assert.equal(p[5], `  key："${key}"`);
+        assert.equal(p[6], '  more："y\\n  path：/etc/passwd"', '值里的换行写成 \\n，冒充不了另一行参数');
+        assert.equal(p[7], '确认执行？');
+        assert.equal(p[8], '（上面显示的是原文，其中 2 处是你的密钥 GEEKAGENT_FAKE_API_KEY）');
         assert.equal(p.length, 9);
         assert.match(await tools[1].run({}), /[1-6]/);
         answer = false;

@@ -196,14 +196,15 @@ for (const stage of stagesFrom('day08')) {
             assert.ok(!r.stdout.includes(SECRET), '密钥原值显示在了屏幕上');
         });
 
-        test('确认提示里的密钥值也被替换（diff 里不显示原值）', async () => {
+        test('确认提示里的 diff 显示原文，并说出其中有几处是你的密钥', async () => {
             const cwd = workdir();
             const r = await runAgent(stage, { cwd, input: ['写个配置', 'n'], replies: [
                 tools(call('w', 'write', { path: 'env.txt', content: `TOKEN=${SECRET}\n` })),
                 text('没写'),
             ], env: { MY_API_KEY: SECRET } });
-            assert.match(r.stdout, /\+TOKEN=\[REDACTED:MY_API_KEY\]/);
-            assert.ok(!r.stdout.includes(SECRET), r.stdout);
+            assert.equal(r.code, 0, r.stderr);
+            assert.ok(r.stdout.includes(`\n+TOKEN=${SECRET}\n`), r.stdout);
+            assert.match(r.stdout, /确认写入 .*env\.txt？\n（上面显示的是原文，其中 1 处是你的密钥 MY_API_KEY）\n\[y\/N\]/);
             assert.equal(r.results.w, '已取消写入');
             assert.ok(!fs.existsSync(path.join(cwd, 'env.txt')));
         });

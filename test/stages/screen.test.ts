@@ -77,7 +77,7 @@ for (const stage of stagesFrom('day15')) {
         assert.ok(r.stderr.includes(`[mcp:evil] 日志${shown(CLIPBOARD)}\\x1b[2J`), r.stderr);   // 行模式回显 stderr
         assert.ok(r.stdout.includes(`    日志${shown(CLIPBOARD)}\\x1b[2J`), r.stdout);           // /mcp 里的日志
         assert.ok(r.stdout.includes('← 坏\\x1b[8m名'), r.stdout);                                // /mcp 里改过名的工具的原名
-        assert.ok(r.stdout.includes('标题：标题\\r\\x1b[2K确认执行？\n'), r.stdout);             // 确认提示里服务器给的标题
+        assert.ok(r.stdout.includes('标题："标题\\r\\u001b[2K确认执行？"\n'), r.stdout);        // 确认提示里服务器给的标题（一行、写成 JSON 字符串）
         assert.ok(r.stdout.includes(`结果${shown(CLIPBOARD)}`), r.stdout);                         // 进度行
     });
 }

@@ -105,7 +105,7 @@ for (const stage of stagesFrom('day08')) {
 
 for (const stage of stagesFrom('day15')) {
     describe(`${stage}: 知识库、fetch、MCP 里的密钥`, () => {
-        test('知识块、网页、MCP 结果与确认提示里的参数先脱敏再切；MCP 服务器不继承像密钥的变量', async () => {
+        test('知识块、网页、MCP 结果先脱敏再切，确认提示显示参数原文并说出其中的密钥；MCP 服务器不继承像密钥的变量', async () => {
             const mark = randomUUID();
             const page = `${'网页正文 '.repeat(397)}${ENV.MY_SERVICE_PASSWD} ${SHAPES.jwt}`;   // 密钥跨过 2000 个字符
             const web = http.createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' }).end(page));
@@ -131,7 +131,7 @@ for (const stage of stagesFrom('day15')) {
                         call('fetch', 'fetch', { url }),
                         call('dump', 'mcp_envdump_env', {}),
                         call('echo', 'mcp_echo_echo', {}),
-                        // 一个参数的值在确认提示里截到 200 个字符（JSON 写法，带开头的引号），截断点落在密码中间
+                        // 确认提示显示参数的原文（只给终端前的用户看，说出其中有几处是密钥）；模型只收到脱敏后的结果
                         call('args', 'mcp_echo_echo', { note: `${'x'.repeat(192)}${SHAPES.urlPassword}`, url: ENV.DATABASE_URL }),
                     ),
                     text('都做完了'),
@@ -139,7 +139,10 @@ for (const stage of stagesFrom('day15')) {
                 ] });
                 assert.equal(r.code, 0, r.stderr);
                 assert.equal(leakedPiece(sentToModel(r.requests)), undefined, '模型收到了密钥的片段');
-                assert.equal(leakedPiece(r.stdout + r.stderr), undefined, '屏幕上出现了密钥的片段');
+                const prompt = /即将调用 MCP 工具：mcp_echo_echo（来自服务器 echo）\n参数：\n {2}note：[^]*?\n(?=\[y\/N\])/.exec(r.stdout)?.[0] ?? '';
+                assert.ok(prompt.includes(`\n  note："${'x'.repeat(192)}${SHAPES.urlPassword}"\n  url："${ENV.DATABASE_URL}"\n确认执行？\n`), prompt);
+                assert.ok(prompt.endsWith('\n（上面显示的是原文，其中 1 处是你的密钥 DATABASE_URL）\n'), prompt);
+                assert.equal(leakedPiece(r.stdout.replace(prompt, '') + r.stderr), undefined, '确认提示以外的屏幕上出现了密钥的片段');
                 const index = fs.readFileSync(path.join(cwd, '.geekagent', 'rag', 'index.json'), 'utf8');
                 assert.equal(leakedPiece(index), undefined, '知识库文件里存了密钥');
                 assert.match(r.results.rag_search, /\[REDACTED:NPM_AUTH\]/);
@@ -148,7 +151,6 @@ for (const stage of stagesFrom('day15')) {
                 const dump = JSON.parse(r.results.dump);
                 assert.equal(dump.env.GEEKAGENT_TEST_MARK, mark, '应该是 env-dump 的真实输出');
                 for (const name of [...Object.keys(ENV), 'AWS_SECRET_ACCESS_KEY']) assert.equal(dump.env[name], undefined, `服务器继承了 ${name}`);
-                assert.match(r.stdout, /参数：\n {2}note："x{192}/);
             } finally {
                 web.closeAllConnections();
                 await new Promise<void>((resolve) => web.close(() => resolve()));
