@@ -15,6 +15,7 @@ import { registerShellTools } from './shell.js';
 import { traceStatus } from './trace.js';
 import { trustFolder } from './trust.js';
 import { UsageMeter } from './usage.js';
+import { setForeignNotice } from './written.js';
 
 const cfg = loadConfig();
 let permissions = loadPermissionsOrExit();
@@ -142,6 +143,7 @@ function loadPermissionsOrExit(): PermissionConfig {
  * （经前端的确认，管道里由是 y / n 的下一行回答）。返回实际生效的权限配置：不信任时收紧成 untrusted()。
  */
 async function askFolderTrust(): Promise<PermissionConfig> {
+    setForeignNotice((line) => ui.print('system', line));   // Day 8：不是你的 Agent 写的状态文件（written.ts），在信任问题之前说
     const trusted = await trustFolder(trustNeeds(permissions), ui, queue);
     for (const line of settleDotEnv(cfg, trusted)) ui.print('system', line);
     if (trusted) return permissions;

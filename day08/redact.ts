@@ -61,9 +61,9 @@ function redactShapes(text: string): string {
 
 /** 环境变量和 .env 里的密钥值（两边不同时都算），长的在前：一个值包含另一个值时不会只换一半。 */
 function secretValues(): [string, string][] {
-    let dotEnv: NodeJS.Dict<string> = {};
+    let dotEnv: NodeJS.Dict<string> = distrusted ? { OPENAI_API_KEY: distrusted.apiKey } : {};
     try {
-        if (fs.statSync('.env').isFile()) dotEnv = parseEnv(fs.readFileSync('.env', 'utf8'));   // 是 FIFO 的话读它会一直卡住
+        if (!distrusted && fs.statSync('.env').isFile()) dotEnv = parseEnv(fs.readFileSync('.env', 'utf8'));   // 是 FIFO 的话读它会一直卡住
     } catch { /* 没有 .env 或读不了：只看环境变量 */ }
     const found = new Map<string, string>();
     for (const [name, value] of [...Object.entries(process.env), ...Object.entries(dotEnv)]) {
@@ -74,6 +74,17 @@ function secretValues(): [string, string][] {
     }
     // 太短的值（如 KEYTIMEOUT=1）会把普通字符也替换掉，跳过
     return [...found].filter(([value]) => value.length >= 4).sort((a, b) => b[0].length - a[0].length);
+}
+
+// Day 8：没有信任的文件夹，它的 .env 不是密钥的来源：克隆来的 .env 写上 NPM_TOKEN="x; touch X"，含这段文字的命令、输出
+// 就会被当成「你的密钥」换掉。信任问题答完之前照旧算（问题里列出的 .env 变量也脱敏）。不信任时只留下 Agent 自己在用的
+// 模型密钥（它可能正来自这个 .env，见 config.ts）：它每次都发往模型服务，在哪里出现都是密钥
+let distrusted: { apiKey: string } | null = null;
+
+/** Day 8：文件夹没有信任（config.ts 的 settleDotEnv 调用）：从下一次脱敏起不再读 .env 里的密钥。 */
+export function distrustDotEnv(apiKey: string): void {
+    distrusted = { apiKey };
+    known = undefined;
 }
 
 // 密钥值只在 .env 变了时重新收集：第一次用到时读一遍、建好一个合并的正则，之后只看 .env 的 stat 变没变。

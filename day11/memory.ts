@@ -1,7 +1,8 @@
 // Day 10：长期记忆。.geekagent/memory.json 是字符串数组，跨对话、跨进程保留。
 // 本阶段记忆不会自动放进请求，只能通过 memory_write / memory_search 两个工具读写。
-import { loadJson, writeJsonAtomic, type Loaded } from './storage.js';
+import type { Loaded } from './storage.js';
 import { registerTool } from './tools.js';
+import { loadOwnJson, writeOwnJson } from './written.js';   // 只认、只覆盖这个用户的 Agent 写的记忆
 
 export const MEMORY_FILE = '.geekagent/memory.json';
 let memories: string[] = [];
@@ -12,7 +13,7 @@ export function getMemories(): string[] {
 
 /** 启动时读取；格式不对就抛出，由入口报错退出，绝不覆盖用户的文件。 */
 export function loadMemory(): void {
-    memories = checkedMemories(loadJson(MEMORY_FILE));
+    memories = checkedMemories(loadOwnJson(MEMORY_FILE));
 }
 
 /** 关键词计分：查询按空白拆开，计算有几个关键词是这条记忆的子串；取前 10。 */
@@ -42,7 +43,7 @@ export function registerMemoryTools(changed: () => void): void {
             const content = typeof args.content === 'string' ? args.content.trim() : '';
             if (!content) return '缺少参数：content';
             if (memories.includes(content)) return '这条记忆已经存在';
-            writeJsonAtomic(MEMORY_FILE, [...memories, content]);   // 先写盘成功，再改内存
+            writeOwnJson(MEMORY_FILE, [...memories, content]);   // 先写盘成功，再改内存
             memories = [...memories, content];
             changed();
             return `已记住：${content}`;

@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { Message } from './llm.js';
 import { repairMessages } from './repair.js';
-import { loadJson, writeJsonAtomic, type Present } from './storage.js';
+import { loadJson, type Present } from './storage.js';
+import { loadOwnJson, writeOwnJson } from './written.js';   // Day 8：存档只认、只覆盖自己写的
 
 export const SESSIONS_FILE = '.geekagent/sessions.json';
 const ID = /^[A-Za-z0-9_-]+$/;
@@ -48,13 +49,13 @@ export class Sessions {
     save(current: Message[]): number {
         this.sync(current);
         const merged = this.mergedWithDisk();
-        writeJsonAtomic(SESSIONS_FILE, { current: this.currentId, sessions: merged });
+        writeOwnJson(SESSIONS_FILE, { current: this.currentId, sessions: merged });
         return Object.keys(merged).length;
     }
 
     /** 恢复存档里的全部对话，回到存档时的当前对话；还没有存档时返回 null。 */
     load(): Message[] | null {
-        const loaded = loadJson(SESSIONS_FILE);
+        const loaded = loadOwnJson(SESSIONS_FILE);
         if (loaded.state === 'missing') return null;
         const archive = checkedArchive(loaded);
         this.map = new Map(Object.entries(archive.sessions));
@@ -88,7 +89,7 @@ export class Sessions {
 
     /** 文件存在但读不出来时拒绝写入，用户的数据不会被覆盖。 */
     private mergedWithDisk(): Record<string, Message[]> {
-        const loaded = loadJson(SESSIONS_FILE);
+        const loaded = loadOwnJson(SESSIONS_FILE);
         let onDisk: Record<string, Message[]> = {};
         if (loaded.state === 'error') throw new Error(`sessions.json 无法读取，没有覆盖它：${loaded.message}`);
         if (loaded.state === 'ok') {
@@ -129,7 +130,7 @@ export class Sessions {
     rescue(current: Message[]): string {
         this.sync(current);
         const file = SESSIONS_FILE.replace(/\.json$/, `-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-        writeJsonAtomic(file, { current: this.currentId, sessions: Object.fromEntries(this.map) });
+        writeOwnJson(file, { current: this.currentId, sessions: Object.fromEntries(this.map) });
         return path.resolve(file);
     }
 }

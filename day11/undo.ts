@@ -4,17 +4,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { permissionRoot, safePath } from './permissions.js';
 import { redact } from './redact.js';
-import { loadJson, writeJsonAtomic, type Present } from './storage.js';
+import type { Present } from './storage.js';
+import { loadOwnJson, writeOwnJson } from './written.js';
 
 export const UNDO_FILE = '.geekagent/undo.json';
 
 export function backup(absPath: string, old: string | null): void {
     const rel = path.relative(permissionRoot(), absPath).split(path.sep).join('/');
-    writeJsonAtomic(UNDO_FILE, recordWithoutSecrets(rel, old));
+    writeOwnJson(UNDO_FILE, recordWithoutSecrets(rel, old));   // Day 8：只认、只覆盖自己写的（written.ts）
 }
 
 export function undo(): string {
-    const loaded = loadJson(UNDO_FILE);
+    const loaded = loadOwnJson(UNDO_FILE);
     if (loaded.state === 'missing') return '没有可以撤销的写入';
     const record = checkedRecord(loaded);
     const file = safePath(record.path);   // 记录被改成越界路径也写不出去

@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
+import { distrustDotEnv } from './redact.js';
 
 export type Config = { baseUrl: string; apiKey: string; model: string };
 const DEFAULT_BASE_URL = 'https://api.deepseek.com';   // 没写 OPENAI_BASE_URL 时用 DeepSeek
@@ -70,6 +71,7 @@ export function settleDotEnv(cfg: Config, trusted: boolean): string[] {
     } else if (address) {
         lines.push(`.env 里的模型地址 ${shown(address)} 没有使用（没有信任这个文件夹）：密钥仍发往 ${keyHost(cfg)}`);
     }
+    if (!trusted) distrustDotEnv(cfg.apiKey);   // 它的 .env 也不再是密钥的来源（redact.ts）
     if (!trusted && vars.length) {
         for (const name of vars) delete process.env[name];
         lines.push(`.env 里的 ${vars.map(shown).join('、')} 没有交给 Agent 启动的程序（没有信任这个文件夹）`);

@@ -23,6 +23,7 @@ import { activeSkill, listSkills, loadSkills } from './skills.js';
 import { traceStatus } from './trace.js';
 import { trustFolder } from './trust.js';
 import { UsageMeter } from './usage.js';
+import { setForeignNotice } from './written.js';
 
 const cfg = loadConfig();
 let permissions = loadPermissionsOrExit();
@@ -195,6 +196,7 @@ function loadPermissionsOrExit(): PermissionConfig {
  * MCP 服务器一台也不启动；.env 的地址不用、变量收回（settleDotEnv，在启动任何服务器之前）。
  */
 async function askFolderTrust(): Promise<boolean> {
+    setForeignNotice((line) => ui.print('system', line));   // Day 8：不是你的 Agent 写的状态文件（written.ts），在信任问题之前说
     const needs = [...mcp.trustNeeds, ...trustNeeds(permissions)];
     const trusted = await trustFolder(needs, ui, queue);
     for (const line of settleDotEnv(cfg, trusted)) ui.print('system', line);

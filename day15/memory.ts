@@ -1,8 +1,9 @@
 // Day 10：长期记忆。.geekagent/memory.json 是字符串数组，跨对话、跨进程保留。
 // Day 13：每轮开始前按用户原话自动召回相关记忆，放进这一轮的系统提示。
 import { buildIndex, chunkEntry, rank, recallTerms, searchTerms, type Bm25Index } from './bm25.js';
-import { loadJson, writeJsonAtomic, type Loaded } from './storage.js';
+import type { Loaded } from './storage.js';
 import { registerTool } from './tools.js';
+import { loadOwnJson, writeOwnJson } from './written.js';   // 只认、只覆盖这个用户的 Agent 写的记忆
 
 export const MEMORY_FILE = '.geekagent/memory.json';
 let memories: string[] = [];
@@ -13,7 +14,7 @@ export function getMemories(): string[] {
 
 /** 启动时读取；格式不对就抛出，由入口报错退出，绝不覆盖用户的文件。 */
 export function loadMemory(): void {
-    memories = checkedMemories(loadJson(MEMORY_FILE));
+    memories = checkedMemories(loadOwnJson(MEMORY_FILE));
 }
 
 /** Day 13：memory_search 工具。关键词按空白切开，在切好块的记忆里用 BM25 排序。 */
@@ -58,7 +59,7 @@ export function registerMemoryTools(changed: () => void): void {
             if (!full) return '缺少参数：content';
             const content = withinEntryLimit(full);   // Day 13：一条最多 4000 字符
             if (memories.includes(content)) return '这条记忆已经存在';
-            writeJsonAtomic(MEMORY_FILE, [...memories, content]);   // 先写盘成功，再改内存
+            writeOwnJson(MEMORY_FILE, [...memories, content]);   // 先写盘成功，再改内存
             memories = [...memories, content];
             changed();
             return content.length < full.length ? `已记住（过长已截断）：${content}` : `已记住：${content}`;

@@ -7,9 +7,9 @@ import { hostNote } from './host.js';
 import { htmlToText } from './html.js';
 import { authorize, safePath } from './permissions.js';
 import { redact } from './redact.js';
-import { loadJson, writeJsonAtomic } from './storage.js';
 import { registerTool } from './tools.js';
 import { FETCH_TIMEOUT_MS, fetchText } from './web.js';
+import { loadOwnJson, writeOwnJson } from './written.js';   // 只认、只覆盖这个用户的 Agent 写的知识库
 
 export const RAG_FILE = '.geekagent/rag/index.json';
 const CHUNK = 800;
@@ -26,7 +26,7 @@ let docs: Doc[] = [];
 
 /** 启动时读取。文件读不出来就抛出（入口报错退出，不覆盖文件）。 */
 export function loadRag(): void {
-    const loaded = loadJson<{ docs?: unknown }>(RAG_FILE);
+    const loaded = loadOwnJson<{ docs?: unknown }>(RAG_FILE);
     if (loaded.state === 'missing') return;
     if (loaded.state === 'error') throw new Error(`读取知识库失败：${loaded.message}`);
     docs = usableDocs(loaded.data?.docs);
@@ -135,7 +135,7 @@ function usableDoc(d: any): Doc | null {
 
 /** 写回时用 stored，认不出的文档照样留在文件里；先写盘成功，再改内存。 */
 function appendKeepingUnreadable(doc: Doc): void {
-    writeJsonAtomic(RAG_FILE, { docs: [...stored, doc] });
+    writeOwnJson(RAG_FILE, { docs: [...stored, doc] });
     stored = [...stored, doc];
     docs = [...docs, doc];
 }

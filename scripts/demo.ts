@@ -27,7 +27,7 @@ export async function runDemo(stage: string): Promise<{ text: string; code: numb
     const home = path.join(base, 'home');   // 全局的东西放在这里，不碰读者自己的 HOME
     fs.mkdirSync(cwd);
     fs.mkdirSync(home);
-    script.setup?.(cwd);
+    script.setup?.(cwd, home);
     // 两路输出写进同一个文件描述符：顺序就是进程写出的顺序，与读者在终端里看到的一致
     const logFile = path.join(base, 'transcript.txt');
     const fd = fs.openSync(logFile, 'a');

@@ -15,13 +15,13 @@ const DAY_TESTS: Record<number, string[]> = {
     5: ['stages/compaction.test.ts'],
     6: ['stages/sessions.test.ts', 'stages/state.test.ts', 'stages/faithful.test.ts'],
     7: ['tui/tui.test.ts', 'tui/term.test.ts', 'tui/tmux.test.ts', 'tui/screen-tmux.test.ts', 'tui/prompts-tmux.test.ts'],
-    8: ['stages/safety.test.ts', 'stages/secrets.test.ts', 'stages/undo.test.ts', 'stages/trust.test.ts', 'stages/envtrust-answers.test.ts', 'stages/envtrust-write.test.ts', 'stages/clean-secrets.test.ts', 'stages/clean-state.test.ts', 'stages/prompts-secrets.test.ts'],
+    8: ['stages/safety.test.ts', 'stages/secrets.test.ts', 'stages/undo.test.ts', 'stages/trust.test.ts', 'stages/envtrust-answers.test.ts', 'stages/envtrust-write.test.ts', 'stages/clean-secrets.test.ts', 'stages/clean-state.test.ts', 'stages/prompts-secrets.test.ts', 'stages/hostile-folder.test.ts'],
     9: ['stages/planning.test.ts'],
-    10: ['stages/memory.test.ts', 'stages/clean-instructions.test.ts'],
+    10: ['stages/memory.test.ts', 'stages/clean-instructions.test.ts', 'stages/hostile-folder.test.ts'],
     11: ['stages/skills.test.ts'],
     12: ['retrieval/search.test.ts', 'retrieval/web.test.ts', 'retrieval/html.test.ts', 'stages/hostile-fetch.test.ts', 'stages/prompts-fetch.test.ts'],
     13: ['retrieval/bm25.test.ts', 'stages/memory.test.ts'],
-    14: ['stages/retrieval-e2e.test.ts'],
+    14: ['stages/retrieval-e2e.test.ts', 'stages/hostile-folder.test.ts'],
     15: ['stages/mcp-progress.test.ts', 'mcp/framing.test.ts', 'mcp/helpers.test.ts', 'mcp/mcp-client.test.ts', 'mcp/scale.test.ts', 'mcp/broken-servers.test.ts', 'mcp/handshake-timeout.test.ts', 'stages/mcp-agent.test.ts', 'stages/mcp-scale.test.ts', 'stages/mcp-hostile.test.ts', 'stages/prompts-secrets.test.ts'],
 };
 

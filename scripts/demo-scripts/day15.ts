@@ -5,6 +5,7 @@
 //   第 15 天：即原教程第 15 天「先看效果」的那一段：/mcp 列出演示服务器的两个工具，
 //   模型先后调用 mcp_demo_word_count 和 mcp_demo_dice，每次执行前确认，最后用工具结果作答。
 // 最后附上 .geekagent/trace.log 里和 demo 服务器收发的 JSON-RPC 行（握手的那几行）。
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { RecordedRequest } from '../../test/helpers/fake-openai.js';
@@ -18,14 +19,18 @@ const toolResult = (req: RecordedRequest, id: string): string =>
     [...req.body.messages].reverse().find((m: { tool_call_id?: string }) => m.tool_call_id === id)?.content ?? '';
 
 const script: DemoScript = {
-    setup: (cwd) => {
+    setup: (cwd, home) => {
         fs.mkdirSync(path.join(cwd, '.geekagent'));
         // 演示服务器用绝对路径：agent 在临时目录里运行
         const demo = { command: 'node', args: [path.join(ROOT, 'day15', 'demo-server.mjs')] };
         fs.writeFileSync(path.join(cwd, '.geekagent', 'mcp.json'), JSON.stringify({ mcpServers: { demo } }, null, 2));
         // 第 13 天：之前的对话里记下的两条长期记忆
-        fs.writeFileSync(path.join(cwd, '.geekagent', 'memory.json'),
-            JSON.stringify(['项目的测试命令是 npm test', '用户喜欢简短的中文回答'], null, 2));
+        const memories = ['项目的测试命令是 npm test', '用户喜欢简短的中文回答'];
+        fs.writeFileSync(path.join(cwd, '.geekagent', 'memory.json'), JSON.stringify(memories, null, 2));
+        // 是这个用户的 Agent 写的：主目录的写入记录里有它的摘要（算法同 written.ts），否则 Agent 当它是随仓库克隆来的、不用它
+        const digest = createHash('sha256').update(JSON.stringify(memories)).digest('hex');
+        fs.mkdirSync(path.join(home, '.geekagent'));
+        fs.writeFileSync(path.join(home, '.geekagent', 'written.json'), JSON.stringify({ [path.join(cwd, '.geekagent', 'memory.json')]: digest }));
         fs.writeFileSync(path.join(cwd, 'notes.md'), '# 发布说明\n发布前先运行 npm test，再更新 CHANGELOG。\nTODO: 补上回滚步骤\n');
         fs.mkdirSync(path.join(cwd, 'src'));
         fs.writeFileSync(path.join(cwd, 'src', 'app.js'), '// TODO: 处理空输入\nexport const add = (a, b) => a + b;\n');

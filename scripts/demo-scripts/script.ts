@@ -4,7 +4,7 @@ import type { FakeReply, RecordedRequest } from '../../test/helpers/fake-openai.
 export interface DemoScript {
     input: string[];                                                    // 逐行送进 stdin 的输入，包括确认问题的 y
     replies: FakeReply[] | ((req: RecordedRequest, n: number) => FakeReply);   // 按顺序的回答，或按请求内容现编（如复述工具结果）
-    setup?: (cwd: string) => void;                                     // 运行前在临时目录里放好文件
+    setup?: (cwd: string, home: string) => void;                       // 运行前在临时目录里放好文件（home 是 Agent 的 HOME）
     trace?: { channels: string; show: RegExp; max: number };           // 打开协议追踪，记录末尾附上 trace.log 里匹配 show 的前 max 行
 }
 

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compiledEntry } from './compiled.js';
 import { DEADLINE_MS } from './wait.js';
-import { workdir } from './workdir.js';
+import { homeFor, workdir } from './workdir.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -66,12 +66,12 @@ export interface RunningStage {
     done: Promise<RunStageResult>;
 }
 
-function baseEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
+function baseEnv(cwd: string, extra: Record<string, string | undefined> = {}): Record<string, string> {
     // 只带 PATH：父进程里真实的 OPENAI_*、NO_COLOR、NODE_OPTIONS 等一律不继承。
-    // HOME 每次都是新建的临时目录：测试绝不碰真实主目录（信任记录写在 ~/.geekagent/ 下）
+    // HOME 是临时目录，每个工作文件夹一个（homeFor）：测试绝不碰真实主目录（信任记录等写在 ~/.geekagent/ 下）
     const merged: Record<string, string | undefined> = {
         PATH: process.env.PATH,
-        HOME: 'HOME' in extra ? extra.HOME : workdir(),
+        HOME: 'HOME' in extra ? extra.HOME : homeFor(cwd),
         OPENAI_API_KEY: 'sk-test-key-123456',
         OPENAI_MODEL: 'test-model',
         OPENAI_BASE_URL: OFFLINE_BASE_URL,
@@ -97,7 +97,7 @@ export function startStage(stage: string, opts: RunStageOptions): RunningStage {
     const entry = opts.entry ?? path.join(stage, 'index.ts');
     const cwd = opts.cwd ?? workdir();
     const timeoutMs = opts.timeoutMs ?? DEADLINE_MS;
-    const env = baseEnv(opts.env);
+    const env = baseEnv(cwd, opts.env);
 
     const node = stageCommand(stage, opts.entry);
     // exec：sh 把自己换成 node，进程还是这一个（pid、进程组、信号都和不经 sh 时一样）

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { stageCommand } from './run-stage.js';
 import { DEADLINE_MS, waitUntil } from './wait.js';
-import { workdir } from './workdir.js';
+import { homeFor, workdir } from './workdir.js';
 
 const probe = spawnSync('tmux', ['-V'], { encoding: 'utf8' });
 /** 给 describe / test 的 skip：没有 tmux 时是跳过的原因。 */
@@ -65,7 +65,7 @@ export class Terminal {
         // env -i：只给这几个变量，测试进程里的 NO_COLOR、真实的 OPENAI_* 一律不带进去；HOME 是新的临时目录
         const vars = {
             PATH: process.env.PATH ?? '/usr/bin:/bin',
-            HOME: workdir(),
+            HOME: homeFor(this.cwd),
             TERM: 'xterm-256color',
             OPENAI_API_KEY: 'sk-test-key-123456',
             OPENAI_MODEL: 'test-model',

@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import { runAgent, text } from '../helpers/agent.js';
 import type { RecordedRequest } from '../helpers/fake-openai.js';
 import { stagesFrom } from '../helpers/run-stage.js';
-import { workdir } from '../helpers/workdir.js';
+import { ownState, workdir } from '../helpers/workdir.js';
 
 const sent = (requests: RecordedRequest[]) => JSON.stringify(requests.map((q) => q.body));
 const systemOf = (q: RecordedRequest): string => q.body.messages[0].role === 'system' ? q.body.messages[0].content : '';
@@ -73,6 +73,7 @@ for (const stage of stagesFrom('day15')) {
     describe(`${stage}: 召回的记忆进系统提示之前脱敏`, () => {
         test('memory.json 里记着密钥：自动召回放进系统提示时换成脱敏标记', async () => {
             const cwd = workdir({ '.geekagent/memory.json': JSON.stringify([`docker 部署令牌是 ${TOKEN}`]) });
+            ownState(cwd, '.geekagent/memory.json');
             const r = await runAgent(stage, { cwd, input: ['docker 部署令牌是什么？'], replies: [text('见记忆')], env: { SERVICE_TOKEN: TOKEN } });
             assert.equal(r.code, 0, r.stderr);
             assert.match(systemOf(r.requests[0]), /docker 部署令牌是 \[REDACTED:SERVICE_TOKEN\]/, '记忆应该被召回');

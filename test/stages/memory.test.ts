@@ -6,7 +6,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { call, runAgent, text, toolResults, tools } from '../helpers/agent.js';
 import { STAGES, stagesFrom } from '../helpers/run-stage.js';
-import { workdir } from '../helpers/workdir.js';
+import { ownState, workdir } from '../helpers/workdir.js';
 
 // Day 13 起每轮自动召回记忆放进系统提示；在那之前记忆只能经工具读到
 const autoRecall = (stage: string) => STAGES.indexOf(stage) >= STAGES.indexOf('day15');
@@ -58,6 +58,7 @@ for (const stage of stagesFrom('day11')) {
             const cwd = workdir();
             fs.mkdirSync(path.join(cwd, '.geekagent'));
             fs.writeFileSync(path.join(cwd, '.geekagent', 'memory.json'), JSON.stringify(['  部署用 docker  ', '', '测试用 node test', 'docker 镜像推到 registry']));
+            ownState(cwd, '.geekagent/memory.json');
             const r = await runAgent(stage, { cwd, input: ['/memory', '查一下'], replies: [
                 tools(call('call_empty', 'memory_search', { query: '  ' }), call('call_q', 'memory_search', { query: 'docker registry' })),
                 text('好。'),
@@ -83,6 +84,7 @@ for (const stage of stagesFrom('day11')) {
                 fs.mkdirSync(path.join(cwd, '.geekagent'));
                 const file = path.join(cwd, '.geekagent', 'memory.json');
                 fs.writeFileSync(file, content);
+                ownState(cwd, '.geekagent/memory.json');   // 是这个用户的：格式不对才报错
                 const r = await runAgent(stage, { cwd, input: ['你好', '/exit'] });
                 assert.equal(r.code, 1, r.stdout);
                 assert.match(r.stderr, /读取长期记忆失败：.*memory\.json/);

@@ -11,7 +11,7 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import { call, runAgent, text, toolMessages, tools, userTexts } from '../helpers/agent.js';
 import { assertNoRejections, startFakeOpenAI } from '../helpers/fake-openai.js';
 import { startStage, stagesFrom } from '../helpers/run-stage.js';
-import { workdir } from '../helpers/workdir.js';
+import { ownState, workdir } from '../helpers/workdir.js';
 
 const systemText = (body: any): string => (body.messages[0].role === 'system' ? body.messages[0].content : '');
 const count = (text: string, part: string) => text.split(part).length - 1;
@@ -192,6 +192,7 @@ for (const stage of stagesFrom('day15')) {
 
             const doc = { title: 'ok.md', source: 'ok.md', addedAt: '2024-01-01T00:00:00.000Z', chunks: [{ start: 0, text: '保留的文档' }] };
             const partial = workdir({ '.geekagent/rag/index.json': JSON.stringify({ docs: [doc, { source: 'x' }, { title: 'no chunks' }] }) });
+            ownState(partial, '.geekagent/rag/index.json');
             const ok = await runAgent(stage, { cwd: partial, input: ['/rag'] });
             assert.equal(ok.code, 0, ok.stderr);
             assert.ok(ok.stdout.includes('知识库：1 篇文档 / 1 块 / 5 个字符：\n1. 「ok.md」（1 块，ok.md）'), ok.stdout);
@@ -266,6 +267,7 @@ for (const stage of stagesFrom('day15')) {
 
         test('memory_write：5000 字符只存前 4000 并注明截断；再写一遍算重复；memory_search 标出条目和块号', async () => {
             const cwd = workdir({ '.geekagent/memory.json': JSON.stringify(['先前的一条记忆']) });
+            ownState(cwd, '.geekagent/memory.json');
             // 关键词在 1050 处：记忆按 320 一块、步长 240 切，只有从 960 开始的第 5 块包含它
             const long = filler(1050) + 'zebra42' + filler(5000 - 1057);
             const r = await runAgent(stage, { cwd, input: ['记一段长文', '再记一次', '找 zebra'], replies: [

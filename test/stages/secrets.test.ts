@@ -72,7 +72,8 @@ for (const stage of stagesFrom('day08')) {
         test('read 的 offset 与分页、run_shell 的截断都在脱敏之后：模型收不到任何密钥的 12 个字符', async () => {
             // GH_PAT 跨过 read 的 2000 字符页边界
             const cwd = workdir({ '.env': DOTENV, 'notes.txt': NOTES, 'big.txt': `${'.'.repeat(1990)}${ENV.GH_PAT}\n尾巴\n` });
-            const r = await runAgent(stage, { cwd, input: ['读读看', 'y', 'y', '好'], env: ENV, replies: [
+            // 先答 y：这是你自己的 .env（不信任的文件夹，它的 .env 不是密钥的来源，见 hostile-folder.test.ts）
+            const r = await runAgent(stage, { cwd, input: ['y', '读读看', 'y', 'y', '好'], env: ENV, replies: [
                 tools(
                     call('env_offset', 'read', { path: '.env', offset: 23 }),
                     call('env_all', 'read', { path: '.env' }),

@@ -6,7 +6,7 @@ import { describe, test } from 'node:test';
 import { runAgent, text, type AgentRun } from '../helpers/agent.js';
 import type { RecordedRequest } from '../helpers/fake-openai.js';
 import { stagesFrom } from '../helpers/run-stage.js';
-import { workdir } from '../helpers/workdir.js';
+import { ownState, workdir } from '../helpers/workdir.js';
 
 // 发给模型的对话（Day 11 起最前面多一条每次重建的 system 消息，这里去掉）
 const convo = (body: any): any[] => body.messages.filter((m: any) => m.role !== 'system');
@@ -25,6 +25,7 @@ const readArchive = (cwd: string) => JSON.parse(fs.readFileSync(sessionsFile(cwd
 function writeArchive(cwd: string, text: string): void {
     fs.mkdirSync(path.join(cwd, '.geekagent'), { recursive: true });
     fs.writeFileSync(sessionsFile(cwd), text);
+    ownState(cwd, '.geekagent/sessions.json');   // 这份存档算这个用户的 Agent 写的
 }
 
 for (const stage of stagesFrom('day08')) {

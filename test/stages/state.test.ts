@@ -11,7 +11,7 @@ import { call, runAgent, text, tools } from '../helpers/agent.js';
 import { startFakeOpenAI, type RecordedRequest } from '../helpers/fake-openai.js';
 import { stagesFrom } from '../helpers/run-stage.js';
 import { noTmux, Terminal } from '../helpers/terminal.js';
-import { workdir } from '../helpers/workdir.js';
+import { ownState, workdir } from '../helpers/workdir.js';
 
 // 发给模型的对话：Day 11 起最前面多一条每次重建的 system 消息，这里去掉（存档里的 system 消息留着）
 const convo = (body: any): any[] => body.messages.filter((m: any, i: number) => !(i === 0 && m.role === 'system'));
@@ -50,6 +50,7 @@ for (const stage of stagesFrom('day08')) {
                 [SESSIONS]: JSON.stringify({ current: 'old', sessions: { old: stored } }),
                 '.geekagent/undo.json': '{"path": 7}',
             });
+            ownState(cwd, SESSIONS, '.geekagent/undo.json');   // 这个用户的 Agent 写的，后来被改坏了
             const r = await runAgent(stage, { cwd, input: ['/load', '/undo', '继续'], replies: echo });
             assert.equal(r.code, 0, r.stderr);
             assert.match(r.stdout, /（存档里有 5 条消息格式不对，已修正后载入；文件本身没有改动）/);
@@ -159,6 +160,7 @@ for (const stage of stagesFrom('day15')) {
                 { title: '没有块' },
             ];
             const cwd = workdir({ '.geekagent/rag/index.json': JSON.stringify({ docs }), 'new.md': '新收录的文档' });
+            ownState(cwd, '.geekagent/rag/index.json');
             const r = await runAgent(stage, { cwd, input: ['/rag', '/rag add new.md', 'y', '/rag'] });
             assert.equal(r.code, 0, r.stderr);
             assert.doesNotMatch(r.stdout + r.stderr, /Cannot read|TypeError/);

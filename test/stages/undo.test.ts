@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { call, runAgent, text, toolMessages, tools, type AgentRun } from '../helpers/agent.js';
 import { stagesFrom } from '../helpers/run-stage.js';
-import { workdir } from '../helpers/workdir.js';
+import { ownState, workdir } from '../helpers/workdir.js';
 
 const undoFile = (cwd: string) => path.join(cwd, '.geekagent', 'undo.json');
 const write = (id: string, file: string, content: string) => tools(call(id, 'write', { path: file, content }));
@@ -78,6 +78,7 @@ for (const stage of stagesFrom('day08')) {
                 const cwd = workdir();
                 fs.mkdirSync(path.join(cwd, '.geekagent'), { recursive: true });
                 fs.writeFileSync(undoFile(cwd), record);
+                ownState(cwd, '.geekagent/undo.json');   // 是这个用户的 Agent 写的，只是被改坏了
                 const r = await runAgent(stage, { cwd, input: ['/undo'] });
                 assert.equal(r.code, 0, r.stderr);
                 assert.match(r.stderr, message);
