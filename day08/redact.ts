@@ -2,6 +2,7 @@
 // 调用方必须先脱敏整段文字、再分页或截断：切在密钥中间的半截，这里就认不出来了。
 import fs from 'node:fs';
 import { parseEnv } from 'node:util';
+import { CONFIG_CAP, readRegularFile } from './config.js';
 
 // 名字像密钥的变量；AUTHOR（如 GIT_AUTHOR_NAME）不算。PASS、PWD 只认单独的一段（DB_PASS、MYSQL_PWD）：PWD、OLDPWD 是当前目录
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|(^|_)PASS(_|$)|_PWD(_|$)|(^|_)PAT(_|$)|(^|_)AUTH(?!OR)/i;
@@ -52,7 +53,7 @@ function redactShapes(text: string): string {
 function secretValues(): [string, string][] {
     let dotEnv: NodeJS.Dict<string> = {};
     try {
-        if (fs.statSync('.env').isFile()) dotEnv = parseEnv(fs.readFileSync('.env', 'utf8'));   // 是 FIFO 的话读它会一直卡住
+        dotEnv = parseEnv(readRegularFile('.env', CONFIG_CAP));   // 命名管道、设备、太大的文件不读（启动时已经说过）
     } catch { /* 没有 .env 或读不了：只看环境变量 */ }
     const found = new Map<string, string>();
     for (const [name, value] of [...Object.entries(process.env), ...Object.entries(dotEnv)]) {
