@@ -98,10 +98,9 @@ function shown(text: string): string {
 export const CONFIG_CAP = 1024 * 1024;
 
 export function readRegularFile(file: string, cap: number): string {
-    const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    const fd = openRegularFile(file);
     try {
         const st = fs.fstatSync(fd);
-        if (!st.isFile()) throw new Error(`拒绝读取 ${file}：不是普通文件（是命名管道、设备或套接字，或指向它们的链接），读它会卡住。提示：换成普通文件，或者把它移走`);
         const buf = Buffer.alloc(Math.min(st.size, cap) + 1);
         let n = 0;
         let got = -1;
@@ -114,6 +113,14 @@ export function readRegularFile(file: string, cap: number): string {
     } finally {
         fs.closeSync(fd);
     }
+}
+
+/** 打开一个普通文件来读；不是普通文件就关上、抛出。 */
+export function openRegularFile(file: string): number {
+    const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    if (fs.fstatSync(fd).isFile()) return fd;
+    fs.closeSync(fd);
+    throw new Error(`拒绝读取 ${file}：不是普通文件（是命名管道、设备或套接字，或指向它们的链接），读它会卡住。提示：换成普通文件，或者把它移走`);
 }
 
 // .env 读不了（不是普通文件、太大、没有权限）：说一行，这次当作没有 .env，文件本身不动

@@ -110,6 +110,38 @@ export function redactHead(text: string, n: number): { head: string; rest: numbe
     return text.length <= keep ? { head: redact(text), rest: 0 } : { head: redact(text.slice(0, keep)), rest: text.length - keep };
 }
 
+// 交给模型的文件内容（read，之后的 search、收录本地文件）：先照 redact，再逐行看像 .env 的行（NAME=value、
+// export NAME=value、# NAME=value），名字或值像密钥（isSecretVar）的，值换成 [REDACTED:NAME]。redact 只认得此刻生效的值：
+// 注释掉的、被后面一行覆盖的旧值不在环境里，原样交给模型就漏了。不管文件叫什么都这样看。= 前不能有空格（shell 和 .env 的
+// 写法；代码里的 PASSWORD_MIN = 8 不算）；值为空的不换（看得出没填），已经换成 [REDACTED:…] 的不再换（留着认出的变量名）。
+// 局限：值跨几行的（引号里换行）只换掉第一行
+const ENV_LINE = /^([ \t]*(?:#+[ \t]*)?(?:export[ \t]+)?)([A-Za-z_][A-Za-z0-9_]*)=([^\r\n]*)/gm;
+const ALREADY = /^(["']?)\[REDACTED(:[^\]]*)?\]\1$/;
+
+export function redactFileContent(text: string): string {
+    return redact(text).replace(ENV_LINE, (line, lead: string, name: string, raw: string) => {
+        const value = raw.trim();
+        return value && !ALREADY.test(value) && isSecretVar(name, value) ? `${lead}${name}=[REDACTED:${name}]` : line;
+    });
+}
+
+/**
+ * 边读边脱敏（read 只读要返回的那一页）：还在往下读的文字里，前面哪一段可以先脱敏、交出去。切点离末尾留出比最长密钥
+ * 还长的余量，尽量切在换行处（逐行的规则看得到整行），其次空白处（令牌里没有空白），不切在私钥块里（BEGIN 之后还没有 END）。
+ * 返回切点，0 表示先再读一些。余量里既没有换行也没有空白的长串只好硬切：那么长的一串不会是密钥
+ */
+export function safeCut(text: string): number {
+    const margin = knownSecrets().longest + 4096;
+    const limit = text.length - margin;
+    if (limit <= 0) return 0;
+    const newline = text.lastIndexOf('\n', limit - 1) + 1;
+    const space = Math.max(text.lastIndexOf(' ', limit - 1), text.lastIndexOf('\t', limit - 1)) + 1;
+    let cut = newline > limit - margin ? newline : space > limit - margin ? space : limit;
+    const begin = text.lastIndexOf('-----BEGIN', cut);
+    if (begin > text.lastIndexOf('-----END', cut) && cut - begin < margin) cut = text.lastIndexOf('\n', begin) + 1;
+    return cut;
+}
+
 /**
  * 一段带 JSON 的文字（协议追踪的一行）：字符串里的 \"、\/、\u00fc 这类转义会把密钥拆成认不出的写法，
  * 所以带转义的字符串先解码再脱敏，换掉了东西的重新编码，其余的保留原来的写法。逐个字符串解码，不递归解析整个 JSON：
