@@ -2,13 +2,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
-import { distrustDotEnv } from './redact.js';
 
 export type Config = { baseUrl: string; apiKey: string; model: string };
 const DEFAULT_BASE_URL = 'https://api.deepseek.com';   // 没写 OPENAI_BASE_URL 时用 DeepSeek
 
 export function loadConfig(): Config {
-    const file = fs.existsSync('.env') ? parseEnv(fs.readFileSync('.env', 'utf8')) : {};   // 没有 .env 也可以：变量可以直接放在环境里
+    const file = parseEnv(dotEnvText());   // 没有 .env 也可以：变量可以直接放在环境里
     for (const [name, value] of Object.entries(file)) if (!process.env[name] && exportable(name)) process.env[name] = value;
     const env = (name: string, fallback = '') => process.env[name] || file[name] || fallback;
     return keyStaysWithAddress({
@@ -71,7 +70,7 @@ export function settleDotEnv(cfg: Config, trusted: boolean): string[] {
     } else if (address) {
         lines.push(`.env 里的模型地址 ${shown(address)} 没有使用（没有信任这个文件夹）：密钥仍发往 ${keyHost(cfg)}`);
     }
-    if (!trusted) distrustDotEnv(cfg.apiKey);   // 它的 .env 也不再是密钥的来源（redact.ts）
+    if (!trusted) distrustedKey = cfg.apiKey;   // 它的 .env 也不再是密钥的来源（dotEnvSecrets）
     if (!trusted && vars.length) {
         for (const name of vars) delete process.env[name];
         lines.push(`.env 里的 ${vars.map(shown).join('、')} 没有交给 Agent 启动的程序（没有信任这个文件夹）`);
@@ -91,4 +90,66 @@ export function keyHost(cfg: Config): string {
 // 来自 .env 的文字只显示可见的 ASCII：双向控制符、零宽字符、形近的外文字母都成了 \uXXXX
 function shown(text: string): string {
     return text.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+// .env、之后的状态文件和 mcp.json 都经这一处读：只读普通文件，有大小上限。克隆来的文件夹可以把 .env 换成命名管道，
+// 或指向 /dev/stdin、/dev/zero 的符号链接：直接 readFileSync 会一直等下去，或者一直读（几 GB 内存），Agent 启动时悄悄卡住。
+// 所以先非阻塞地打开（打开命名管道不等写的一方），用 fstat 看打开的到底是什么（指向普通文件的链接照读），
+// 再最多读上限多一个字节。上限：.env、mcp.json 这类手写的配置 1 MiB；状态文件的上限见 storage.ts
+export const CONFIG_CAP = 1024 * 1024;
+
+export function readRegularFile(file: string, cap: number): string {
+    const fd = openRegularFile(file);
+    try {
+        const st = fs.fstatSync(fd);
+        const buf = Buffer.alloc(Math.min(st.size, cap) + 1);
+        let n = 0;
+        let got = -1;
+        while (got !== 0 && n < buf.length) {
+            got = fs.readSync(fd, buf, n, buf.length - n, null);
+            n += got;
+        }
+        if (n > cap) throw new Error(`拒绝读取 ${file}：超过 ${cap / 1024 / 1024} MiB 的上限，不像是手写或 Agent 写的文件。提示：看看它是什么，移走或删掉它`);
+        return buf.toString('utf8', 0, n);
+    } finally {
+        fs.closeSync(fd);
+    }
+}
+
+/** 打开一个普通文件来读；不是普通文件就关上、抛出。 */
+export function openRegularFile(file: string): number {
+    const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    if (fs.fstatSync(fd).isFile()) return fd;
+    fs.closeSync(fd);
+    throw new Error(`拒绝读取 ${file}：不是普通文件（是命名管道、设备或套接字，或指向它们的链接），读它会卡住。提示：换成普通文件，或者把它移走`);
+}
+
+// .env 读不了（不是普通文件、太大、没有权限）：说一行，这次当作没有 .env，文件本身不动
+function dotEnvText(): string {
+    try {
+        return readRegularFile('.env', CONFIG_CAP);
+    } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') console.error(`${(e as Error).message}（这次不用 .env）`);
+        return '';
+    }
+}
+
+// Day 8：没有信任的文件夹，它的 .env 不是密钥的来源：克隆来的 .env 写上 NPM_TOKEN="x; touch X"，含这段文字的命令、输出
+// 就会被当成「你的密钥」换掉。信任问题答完之前照旧算（问题里列出的 .env 变量也脱敏）。不信任时只留下 Agent 自己在用的
+// 模型密钥（它可能正来自这个 .env）：它每次都发往模型服务，在哪里出现都是密钥
+let distrustedKey: string | null = null;
+
+/** redact.ts 收集密钥时用的 .env 变量；没有 .env、读不了（命名管道、设备、太大，启动时已经说过）时是空的。 */
+export function dotEnvSecrets(): NodeJS.Dict<string> {
+    if (distrustedKey !== null) return { OPENAI_API_KEY: distrustedKey };
+    try {
+        return parseEnv(readRegularFile('.env', CONFIG_CAP));
+    } catch {
+        return {};
+    }
+}
+
+/** 信任问题的回答也算 .env 的「状态」：答了不信任之后，redact.ts 下一次脱敏就重新收集。 */
+export function dotEnvDistrusted(): boolean {
+    return distrustedKey !== null;
 }

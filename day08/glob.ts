@@ -40,13 +40,13 @@ export function matchSegment(seg: string, name: string): boolean {
  */
 export function glob(pattern: string, base: string): { paths: string[]; truncated: boolean } {
     // 「.」段去掉：./src/*.ts 和 src/*.ts 一样
-    const segs = pattern.replace(/\\/g, '/').split('/').filter((s, i) => (s !== '' || i === 0) && s !== '.');
+    const segs = pattern.replace(/\\/g, '/').split('/').filter((s, i) => (s !== '' || i === 0) && s !== '.').filter(collapseStars);
     const absolute = segs[0] === '';
     const root = absolute ? '/' : base;
     if (absolute) segs.shift();
     const found = new Set<string>();
 
-    const walk = (rel: string, i: number): void => {
+    const walk = onceEach((rel: string, i: number): void => {
         if (found.size > GLOB_LIMIT) return;
         const seg = segs[i];
         // 「..」不会出现在目录列表里：直接走到上一级
@@ -81,13 +81,30 @@ export function glob(pattern: string, base: string): { paths: string[]; truncate
             else if (isDir) walk(rel + e.name + '/', i + 1);
             if (found.size > GLOB_LIMIT) return;
         }
-    };
+    });
     if (segs.length) walk('', 0);
     const paths = [...found].sort().map((p) => (absolute ? '/' + p : p));
     return { paths: paths.slice(0, GLOB_LIMIT), truncated: paths.length > GLOB_LIMIT };
 }
 
-// —— 加固：线性时间的匹配（不用回溯正则），编译结果缓存起来 ——
+// —— 加固：线性时间的匹配（不用回溯正则），编译结果缓存起来；遍历对目录树是线性的 ——
+
+// 连着的几个 ** 和一个 ** 匹配的完全一样：合成一个（过滤用的回调，看的是去掉「.」段之后的前一段）
+function collapseStars(seg: string, i: number, segs: string[]): boolean {
+    return !(seg === '**' && segs[i - 1] === '**');
+}
+
+// 同一个目录、同一个模式位置只走一次。** 后面再有 ** 或 *（**/*/**/x）时，同一个目录能从很多条路走到，
+// 不记下来的话要走的次数随段数指数增长；记下来以后，最多走 目录数 × 模式段数 次
+function onceEach(walk: (rel: string, i: number) => void): (rel: string, i: number) => void {
+    const seen = new Set<string>();
+    return (rel, i) => {
+        const key = `${i}:${rel}`;
+        if (seen.has(key)) return;
+        seen.add(key);
+        walk(rel, i);
+    };
+}
 // 把模式转成正则最直接，但回溯正则遇到 *a*a*a*a…b 和一个长名字，要试的切法随星号个数指数增长，Agent 就卡死了；
 // glob 不用确认，模型一句话就能让它卡住。这里把记号连成一张图（NFA），逐个字符推进「此刻可能停在图上哪些位置」
 // 的集合，每个位置每个字符最多看一次：时间不超过 名字长度 × 模式长度，没有回溯。

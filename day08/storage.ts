@@ -1,6 +1,7 @@
 // Day 6：状态文件的读写。读取分清「不存在」「正常」「出错」：读不出来的文件不能当成空的，否则下次保存就把它覆盖了。
 import fs from 'node:fs';
 import path from 'node:path';
+import { readRegularFile } from './config.js';
 
 export type Loaded<T> = { state: 'missing' } | { state: 'ok'; data: T } | { state: 'error'; message: string };
 
@@ -8,7 +9,7 @@ export function loadJson<T = unknown>(file: string): Loaded<T> {
     let text = '';
     try {
         refuseSymlinks(file, '读取');   // Day 8
-        text = fs.readFileSync(file, 'utf8');
+        text = readRegularFile(file, STATE_CAP);
         return { state: 'ok', data: JSON.parse(text) as T };
     } catch (e) {
         return missingOrError(e, file, text);
@@ -16,6 +17,10 @@ export function loadJson<T = unknown>(file: string): Loaded<T> {
 }
 
 // —— 加固：读失败分成两种、原子写入、不经符号链接 ——
+
+// 状态文件（对话存档、知识库、撤销记录、权限、信任记录）的大小上限：64 MiB，远超正常用量；超过的、不是普通文件的
+// 按读不了报告（readRegularFile），和写坏了的 JSON 一样不会被覆盖
+const STATE_CAP = 64 * 1024 * 1024;
 
 /** 文件在：读出来了，或者读的时候出错（检查文件内容的函数拿到的就是这两种）。 */
 export type Present = Exclude<Loaded<unknown>, { state: 'missing' }>;

@@ -58,7 +58,7 @@ function ruleMatches(key: string, tool: string): boolean {
  */
 export function policyFor(tool: string): Policy {
     const matching = Object.keys(config.tools).filter((k) => ruleMatches(k, tool));
-    if (matching.some((k) => config.tools[k] === 'deny')) return 'deny';
+    if (matching.some((k) => config.tools[k] === 'deny') || readDenied(tool)) return 'deny';
     const specificity = (k: string) => (k === tool ? Infinity : k.length);
     const best = matching.sort((a, b) => specificity(b) - specificity(a))[0];
     if (best) return config.tools[best];
@@ -166,4 +166,12 @@ function realOrSelf(p: string): string {
 /** Day 11：运行时注册的工具（如技能自带的工具）用它设默认策略；用户规则照样优先。 */
 export function ensureToolPolicy(tool: string, policy: Policy): void {
     if (!Object.hasOwn(defaults, tool)) defaults[tool] = policy;
+}
+
+// Day 11：把文件内容交给模型的不只 read：git_diff 返回改动的行。用户把 read 设成 deny，就是不让模型看文件内容，
+// 这样的工具也一起拒绝，不必一个个再写
+const READS_FILES = ['git_diff'];
+
+function readDenied(tool: string): boolean {
+    return READS_FILES.includes(tool) && policyFor('read') === 'deny';
 }

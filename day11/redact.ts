@@ -1,7 +1,7 @@
 // Day 8：密钥脱敏。发给模型、写进文件和追踪的文字里，密钥被替换成 [REDACTED:NAME]。确认提示不脱敏（见分隔线下的 withSecretNote）。
 // 调用方必须先脱敏整段文字、再分页或截断：切在密钥中间的半截，这里就认不出来了。
 import fs from 'node:fs';
-import { parseEnv } from 'node:util';
+import { dotEnvDistrusted, dotEnvSecrets } from './config.js';
 
 // 名字像密钥的变量；AUTHOR（如 GIT_AUTHOR_NAME）不算。PASS、PWD 只认单独的一段（DB_PASS、MYSQL_PWD）：PWD、OLDPWD 是当前目录
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|(^|_)PASS(_|$)|_PWD(_|$)|(^|_)PAT(_|$)|(^|_)AUTH(?!OR)/i;
@@ -61,10 +61,7 @@ function redactShapes(text: string): string {
 
 /** 环境变量和 .env 里的密钥值（两边不同时都算），长的在前：一个值包含另一个值时不会只换一半。 */
 function secretValues(): [string, string][] {
-    let dotEnv: NodeJS.Dict<string> = distrusted ? { OPENAI_API_KEY: distrusted.apiKey } : {};
-    try {
-        if (!distrusted && fs.statSync('.env').isFile()) dotEnv = parseEnv(fs.readFileSync('.env', 'utf8'));   // 是 FIFO 的话读它会一直卡住
-    } catch { /* 没有 .env 或读不了：只看环境变量 */ }
+    const dotEnv = dotEnvSecrets();
     const found = new Map<string, string>();
     for (const [name, value] of [...Object.entries(process.env), ...Object.entries(dotEnv)]) {
         if (typeof value !== 'string' || !isSecretVar(name, value)) continue;
@@ -74,17 +71,6 @@ function secretValues(): [string, string][] {
     }
     // 太短的值（如 KEYTIMEOUT=1）会把普通字符也替换掉，跳过
     return [...found].filter(([value]) => value.length >= 4).sort((a, b) => b[0].length - a[0].length);
-}
-
-// Day 8：没有信任的文件夹，它的 .env 不是密钥的来源：克隆来的 .env 写上 NPM_TOKEN="x; touch X"，含这段文字的命令、输出
-// 就会被当成「你的密钥」换掉。信任问题答完之前照旧算（问题里列出的 .env 变量也脱敏）。不信任时只留下 Agent 自己在用的
-// 模型密钥（它可能正来自这个 .env，见 config.ts）：它每次都发往模型服务，在哪里出现都是密钥
-let distrusted: { apiKey: string } | null = null;
-
-/** Day 8：文件夹没有信任（config.ts 的 settleDotEnv 调用）：从下一次脱敏起不再读 .env 里的密钥。 */
-export function distrustDotEnv(apiKey: string): void {
-    distrusted = { apiKey };
-    known = undefined;
 }
 
 // 密钥值只在 .env 变了时重新收集：第一次用到时读一遍、建好一个合并的正则，之后只看 .env 的 stat 变没变。
@@ -116,7 +102,7 @@ function dotEnvChanged(): boolean {
     stampChecked = true;
     queueMicrotask(() => (stampChecked = false));
     const st = fs.statSync('.env', { throwIfNoEntry: false });
-    const stamp = st ? `${st.mtimeMs}:${st.ctimeMs}:${st.size}:${st.ino}` : '';
+    const stamp = (st ? `${st.mtimeMs}:${st.ctimeMs}:${st.size}:${st.ino}` : '') + (dotEnvDistrusted() ? ':不信任' : '');
     const changed = dotEnvStamp !== undefined && stamp !== dotEnvStamp;
     dotEnvStamp = stamp;
     return changed;
@@ -129,6 +115,38 @@ function dotEnvChanged(): boolean {
 export function redactHead(text: string, n: number): { head: string; rest: number } {
     const keep = n + knownSecrets().longest + 4096;
     return text.length <= keep ? { head: redact(text), rest: 0 } : { head: redact(text.slice(0, keep)), rest: text.length - keep };
+}
+
+// 交给模型的文件内容（read，之后的 search、收录本地文件）：先照 redact，再逐行看像 .env 的行（NAME=value、
+// export NAME=value、# NAME=value），名字或值像密钥（isSecretVar）的，值换成 [REDACTED:NAME]。redact 只认得此刻生效的值：
+// 注释掉的、被后面一行覆盖的旧值不在环境里，原样交给模型就漏了。不管文件叫什么都这样看。= 前不能有空格（shell 和 .env 的
+// 写法；代码里的 PASSWORD_MIN = 8 不算）；值为空的不换（看得出没填），已经换成 [REDACTED:…] 的不再换（留着认出的变量名）。
+// 局限：值跨几行的（引号里换行）只换掉第一行
+const ENV_LINE = /^([ \t]*(?:#+[ \t]*)?(?:export[ \t]+)?)([A-Za-z_][A-Za-z0-9_]*)=([^\r\n]*)/gm;
+const ALREADY = /^(["']?)\[REDACTED(:[^\]]*)?\]\1$/;
+
+export function redactFileContent(text: string): string {
+    return redact(text).replace(ENV_LINE, (line, lead: string, name: string, raw: string) => {
+        const value = raw.trim();
+        return value && !ALREADY.test(value) && isSecretVar(name, value) ? `${lead}${name}=[REDACTED:${name}]` : line;
+    });
+}
+
+/**
+ * 边读边脱敏（read 只读要返回的那一页）：还在往下读的文字里，前面哪一段可以先脱敏、交出去。切点离末尾留出比最长密钥
+ * 还长的余量，尽量切在换行处（逐行的规则看得到整行），其次空白处（令牌里没有空白），不切在私钥块里（BEGIN 之后还没有 END）。
+ * 返回切点，0 表示先再读一些。余量里既没有换行也没有空白的长串只好硬切：那么长的一串不会是密钥
+ */
+export function safeCut(text: string): number {
+    const margin = knownSecrets().longest + 4096;
+    const limit = text.length - margin;
+    if (limit <= 0) return 0;
+    const newline = text.lastIndexOf('\n', limit - 1) + 1;
+    const space = Math.max(text.lastIndexOf(' ', limit - 1), text.lastIndexOf('\t', limit - 1)) + 1;
+    let cut = newline > limit - margin ? newline : space > limit - margin ? space : limit;
+    const begin = text.lastIndexOf('-----BEGIN', cut);
+    if (begin > text.lastIndexOf('-----END', cut) && cut - begin < margin) cut = text.lastIndexOf('\n', begin) + 1;
+    return cut;
 }
 
 /**

@@ -2,10 +2,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
+import { openRegularFile } from './config.js';
 import { applyHunks, diff, type Hunk } from './diff.js';
 import { glob, GLOB_LIMIT } from './glob.js';
 import { authorize, permissionRoot, safeGlob, safePath } from './permissions.js';
-import { redact } from './redact.js';
+import { redactFileContent, safeCut } from './redact.js';
 import { MAX_OUTPUT_CHARS, registerTool, stringArg } from './tools.js';
 import { backup } from './undo.js';
 
@@ -17,7 +19,7 @@ const schema = (properties: Record<string, unknown>, required: string[]) =>
  * Day 8：文件原来不存在时旧内容是 null（撤销时删除文件），和空文件 "" 区分开。
  */
 async function writeWithConfirm(tool: string, file: string, next: (old: string) => string, done: string, cancelled: string): Promise<string> {
-    const abs = safePath(file);
+    const abs = writable(safePath(file));
     let old: string | null = null;
     try {
         old = fs.readFileSync(abs, 'utf8');
@@ -66,11 +68,11 @@ export function registerFileTools(): void {
             const file = stringArg(args, 'path');
             let text: string;
             try {
-                text = fs.readFileSync(safePath(file), 'utf8');
+                text = pageOf(safePath(file), args.offset);
             } catch (e) {
                 return `读取文件失败：${(e as Error).message}`;
             }
-            return page(text, args.offset);
+            return text;
         },
     });
 
@@ -131,17 +133,69 @@ export function registerFileTools(): void {
     });
 }
 
-// —— 加固：长文件分页、写 Agent 自己的配置时说一声 ——
+// —— 加固：长文件分页、只读要返回的那一页、不读不写特殊文件、写 Agent 自己的配置时说一声 ——
 
-/** read 的一页：从 offset 起最多 MAX_OUTPUT_CHARS 个字符，说明总长和下一页从哪里继续。 */
-function page(text: string, from: unknown): string {
-    text = redact(text);   // Day 8：先脱敏整个文件再分页：offset 和页边界都不会把密钥切成认不出的半截
+/**
+ * read 的一页：从 offset 起最多 MAX_OUTPUT_CHARS 个字符，说明总长和下一页从哪里继续。只读到这一页的末尾（一次 64 KiB，
+ * 解码、脱敏后只留下这一页），几百 MB 的文件读第一页也只占几十 KB；读到了文件末尾才知道共有多少个字符，没读到就说有多少字节。
+ * 命名管道、设备、套接字不读（openRegularFile）：读它们会一直等下去，或者永远读不完
+ */
+function pageOf(file: string, from: unknown): string {
     const offset = Math.max(0, Math.floor(Number(from) || 0));
-    if (offset >= text.length && text.length > 0) return 'offset 已经超出文件末尾';
-    const end = Math.min(text.length, offset + MAX_OUTPUT_CHARS);
-    let result = `（文件共 ${text.length} 个字符，本次读取 ${offset}-${end}）\n${text.slice(offset, end)}`;
-    if (end < text.length) result += `\n还有更多内容；用 offset=${end} 继续调用 read`;
-    return result;
+    const fd = openRegularFile(file);
+    try {
+        const { text, total } = charWindow(fd, offset, offset + MAX_OUTPUT_CHARS + 1);   // 多要一个字符：看得出后面还有没有
+        if (total !== undefined && offset >= total && total > 0) return 'offset 已经超出文件末尾';
+        const end = offset + Math.min(text.length, MAX_OUTPUT_CHARS);
+        const size = total === undefined ? `文件有 ${fs.fstatSync(fd).size} 字节，没读到末尾、不知道共多少个字符` : `文件共 ${total} 个字符`;
+        let result = `（${size}，本次读取 ${offset}-${end}）\n${text.slice(0, MAX_OUTPUT_CHARS)}`;
+        if (text.length > MAX_OUTPUT_CHARS) result += `\n还有更多内容；用 offset=${end} 继续调用 read`;
+        return result;
+    } finally {
+        fs.closeSync(fd);
+    }
+}
+
+// 不超过 1 MiB 的文件读到末尾、数出总字符数（只多花时间，内存里照样只留这一页）；更大的读到这一页为止
+const COUNT_ALL_BYTES = 1024 * 1024;
+
+/**
+ * 脱敏之后的文件内容的第 start 到 end 个字符（不含 end）；读到了文件末尾时 total 是总字符数。
+ * Day 8：先脱敏、再切出这一页，offset 和页边界都不会把密钥切成认不出的半截。边读边脱敏：safeCut 说前面哪一段可以先脱敏，
+ * 脱敏用 redactFileContent（像 .env 的行逐行换掉）。offset 数的是脱敏之后的字符，和一次读完整个文件再脱敏时一样
+ */
+function charWindow(fd: number, start: number, end: number): { text: string; total?: number } {
+    const decoder = new StringDecoder('utf8');   // 一个汉字的几个字节分在两块里也解得对
+    const chunk = Buffer.alloc(64 * 1024);
+    let pending = '';   // 读到了、还没脱敏的原文
+    let text = '';
+    let bytes = 0;
+    let pos = 0;        // 已经脱敏的字符数
+    for (;;) {
+        const got = fs.readSync(fd, chunk, 0, chunk.length, null);
+        pending += got ? decoder.write(chunk.subarray(0, got)) : decoder.end();
+        const cut = got ? safeCut(pending) : pending.length;
+        const piece = redactFileContent(pending.slice(0, cut));
+        pending = pending.slice(cut);
+        text += piece.slice(Math.max(0, start - pos), Math.max(0, end - pos));
+        pos += piece.length;
+        bytes += got;
+        if (!got) return { text, total: pos };
+        if (pos >= end && bytes >= COUNT_ALL_BYTES) return { text };
+    }
+}
+
+// 写入之前看清要写的是什么。硬链接（nlink > 1）的文件和别处的某个文件是同一份内容：经它写入会改到根目录之外、
+// 确认时看不出来的地方，所以拒绝；不是普通文件的（命名管道、设备）读旧内容就会卡住，也拒绝。还不存在的文件照常新建。
+// 局限：确认之后、写入之前才建的硬链接挡不住（那要别的程序在这几秒里动手）
+function writable(file: string): string {
+    const st = fs.statSync(file, { throwIfNoEntry: false });
+    if (st && !st.isFile()) throw new Error(`拒绝写入 ${file}：不是普通文件（是目录、命名管道、设备或套接字）`);
+    if (st && st.nlink > 1) {
+        throw new Error(`拒绝写入 ${file}：它有 ${st.nlink} 个硬链接，和别处的文件是同一份内容，写它会一起改掉那些地方（可能在根目录之外）。`
+            + '提示：要改它，先复制一份再换回来（cp 文件 副本 && mv 副本 文件），断开硬链接');
+    }
+    return file;
 }
 
 // 写的是 Agent 自己的配置（当前文件夹的 .env、.geekagent/ 下的文件、主目录的 ~/.geekagent/）时在问题里说出来：一行 diff

@@ -1,6 +1,6 @@
 // Day 15：读 .geekagent/mcp.json，格式与 Claude Desktop 相同：{ "mcpServers": { 名字: { command, args, env } } }。
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { CONFIG_CAP, readRegularFile } from './config.js';
 import { isObject } from './json.js';
 import { brokenJson } from './storage.js';
 import { quote, quoteEnv } from './trust.js';
@@ -47,7 +47,7 @@ function parseEntry(name: string, raw: unknown): McpServerConfig {
 function readJson(file: string): unknown {
     let text = '';
     try {
-        text = readFileSync(file, 'utf8');
+        text = readRegularFile(file, CONFIG_CAP);   // 不是普通文件、超过上限的，和写坏了的一样报告
         return JSON.parse(text);
     } catch (e) {
         if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;

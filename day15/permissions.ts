@@ -60,7 +60,7 @@ function ruleMatches(key: string, tool: string): boolean {
  */
 export function policyFor(tool: string): Policy {
     const matching = Object.keys(config.tools).filter((k) => ruleMatches(k, tool));
-    if (matching.some((k) => config.tools[k] === 'deny')) return 'deny';
+    if (matching.some((k) => config.tools[k] === 'deny') || readDenied(tool)) return 'deny';
     const specificity = (k: string) => (k === tool ? Infinity : k.length);
     const best = matching.sort((a, b) => specificity(b) - specificity(a))[0];
     if (best) return config.tools[best];
@@ -179,4 +179,13 @@ export function recordToolPolicies(tools: string[]): void {
     if (missing.length === 0) return;
     for (const tool of missing) listed[tool] = 'ask';
     writeJsonAtomic(PERMISSIONS_FILE, loaded.data);
+}
+
+// Day 11：把文件内容交给模型的不只 read：git_diff 返回改动的行；Day 12 起 search 返回文件里的行，rag_add 收录本地文件
+// （网址也一起拒绝：一个工具一条策略）。用户把 read 设成 deny，就是不让模型看文件内容，这些工具也一起拒绝，不必一个个再写。
+// rag_search 只查已经收录的知识库，不在内
+const READS_FILES = ['git_diff', 'search', 'rag_add'];
+
+function readDenied(tool: string): boolean {
+    return READS_FILES.includes(tool) && policyFor('read') === 'deny';
 }

@@ -1,12 +1,12 @@
 // Day 14：轻量 RAG 知识库。文档切成 800 字符的块存进 .geekagent/rag/index.json，用 BM25 检索。
 // 没有向量、没有重排：关键词 + 双字切分已经能回答「文档里怎么说的」这类问题。
-import fs from 'node:fs';
 import path from 'node:path';
 import { buildIndex, chunkText, rank, recallTerms } from './bm25.js';
+import { readRegularFile } from './config.js';
 import { hostNote } from './host.js';
 import { htmlToText } from './html.js';
 import { authorize, safePath } from './permissions.js';
-import { redact } from './redact.js';
+import { redact, redactFileContent } from './redact.js';
 import { registerTool } from './tools.js';
 import { FETCH_TIMEOUT_MS, fetchText } from './web.js';
 import { loadOwnJson, writeOwnJson } from './written.js';   // 只认、只覆盖这个用户的 Agent 写的知识库
@@ -56,7 +56,7 @@ async function readSource(source: string, signal?: AbortSignal): Promise<{ title
         return { title: r.title || source, text: r.text };
     }
     const file = safePath(source);
-    const raw = fs.readFileSync(file, 'utf8');
+    const raw = readRegularFile(file, SOURCE_CAP);
     const html = /\.html?$/i.test(file);
     return { title: path.basename(file), text: html ? htmlToText(raw) : raw };
 }
@@ -149,10 +149,11 @@ function skippedNote(): string {
  * 检索结果交给模型时 execTool 还会按结果的规则再过一遍；这里管的是写进知识库文件的这条路。
  */
 function withoutSecrets(doc: { title: string; text: string }): { title: string; text: string } {
-    return { title: redact(doc.title), text: redact(doc.text) };
+    return { title: redact(doc.title), text: redactFileContent(doc.text) };   // 像 .env 的行逐行换掉，注释掉的旧密钥也在内
 }
 
 const MAX_CHARS = 2 * 1024 * 1024;
+const SOURCE_CAP = 8 * 1024 * 1024;   // 本地文件最多读 8 MiB（HTML 转成文字会变短）；命名管道、设备不读，免得收录卡住
 
 function tooBig(text: string): boolean {
     return text.length > MAX_CHARS;

@@ -3,6 +3,7 @@
 // 为什么同步：整棵树一次扫完，同步读文件比成千上万个 Promise 快得多；代价是扫描期间界面不刷新。
 import fs from 'node:fs';
 import path from 'node:path';
+import { redactFileContent } from './redact.js';
 
 export const MAX_HITS = 50;
 
@@ -43,7 +44,7 @@ export function findMatches(root: string, sub: string, pattern: string): { hits:
         const lines = text.split('\n');
         for (let i = 0; i < lines.length; i++) {
             if (!lines[i].toLowerCase().includes(needle)) continue;
-            hits.push(`${rel}:${i + 1}: ${lines[i].trimEnd()}`);   // trimEnd 顺带去掉 \r
+            hits.push(`${rel}:${i + 1}: ${redactFileContent(lines[i].trimEnd())}`);   // trimEnd 顺带去掉 \r；注释掉的旧密钥也换掉
             if (hits.length > MAX_HITS) return { hits: hits.slice(0, MAX_HITS), more: true };
         }
     }

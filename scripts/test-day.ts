@@ -8,20 +8,20 @@ import { ROOT } from './stages.js';
 
 /** 每一天的测试文件（相对 test/）。要等十几秒的（mcp-progress）排在最前面，和别的文件同时跑。 */
 const DAY_TESTS: Record<number, string[]> = {
-    1: ['stages/chat.test.ts', 'stages/chat-errors.test.ts', 'stages/entry.test.ts', 'stages/sse-fixtures.test.ts', 'stages/screen.test.ts', 'stages/prompts-bidi.test.ts', 'stages/envtrust-dotenv.test.ts', 'stages/envtrust-pipe.test.ts', 'stages/trace.test.ts', 'stages/clean-trace-fifo.test.ts', 'stages/order-stderr.test.ts', 'stages/order-nokey.test.ts', 'stages/order-typeahead.test.ts', 'stages/faithful.test.ts'],
+    1: ['stages/chat.test.ts', 'stages/chat-errors.test.ts', 'stages/entry.test.ts', 'stages/sse-fixtures.test.ts', 'stages/screen.test.ts', 'stages/prompts-bidi.test.ts', 'stages/envtrust-dotenv.test.ts', 'stages/envtrust-pipe.test.ts', 'stages/trace.test.ts', 'stages/clean-trace-fifo.test.ts', 'stages/order-stderr.test.ts', 'stages/order-nokey.test.ts', 'stages/order-typeahead.test.ts', 'stages/faithful.test.ts', 'stages/hostile-files.test.ts'],
     2: ['stages/tools.test.ts', 'stages/sse-fixtures.test.ts'],
     3: ['stages/tools.test.ts', 'stages/cancel.test.ts', 'stages/life.test.ts', 'stages/hostile-setsid.test.ts', 'stages/prompts-long.test.ts', 'stages/tty-cancel.test.ts'],
-    4: ['stages/tools.test.ts', 'units/day04-units.test.ts', 'stages/hostile-glob.test.ts'],
+    4: ['stages/tools.test.ts', 'units/day04-units.test.ts', 'stages/hostile-glob.test.ts', 'stages/hostile-files.test.ts'],
     5: ['stages/compaction.test.ts'],
     6: ['stages/sessions.test.ts', 'stages/state.test.ts', 'stages/faithful.test.ts'],
     7: ['tui/tui.test.ts', 'tui/term.test.ts', 'tui/tmux.test.ts', 'tui/screen-tmux.test.ts', 'tui/prompts-tmux.test.ts'],
-    8: ['stages/safety.test.ts', 'stages/secrets.test.ts', 'stages/undo.test.ts', 'stages/trust.test.ts', 'stages/envtrust-answers.test.ts', 'stages/envtrust-write.test.ts', 'stages/clean-secrets.test.ts', 'stages/clean-state.test.ts', 'stages/prompts-secrets.test.ts', 'stages/hostile-folder.test.ts'],
+    8: ['stages/safety.test.ts', 'stages/secrets.test.ts', 'stages/undo.test.ts', 'stages/trust.test.ts', 'stages/envtrust-answers.test.ts', 'stages/envtrust-write.test.ts', 'stages/clean-secrets.test.ts', 'stages/clean-state.test.ts', 'stages/prompts-secrets.test.ts', 'stages/hostile-folder.test.ts', 'stages/hostile-files.test.ts'],
     9: ['stages/planning.test.ts'],
     10: ['stages/memory.test.ts', 'stages/clean-instructions.test.ts', 'stages/hostile-folder.test.ts'],
-    11: ['stages/skills.test.ts'],
-    12: ['retrieval/search.test.ts', 'retrieval/web.test.ts', 'retrieval/html.test.ts', 'stages/hostile-fetch.test.ts', 'stages/prompts-fetch.test.ts'],
+    11: ['stages/skills.test.ts', 'stages/hostile-files.test.ts'],
+    12: ['retrieval/search.test.ts', 'retrieval/web.test.ts', 'retrieval/html.test.ts', 'stages/hostile-fetch.test.ts', 'stages/prompts-fetch.test.ts', 'stages/hostile-files.test.ts'],
     13: ['retrieval/bm25.test.ts', 'stages/memory.test.ts'],
-    14: ['stages/retrieval-e2e.test.ts', 'stages/hostile-folder.test.ts'],
+    14: ['stages/retrieval-e2e.test.ts', 'stages/hostile-folder.test.ts', 'stages/hostile-files.test.ts'],
     15: ['stages/mcp-progress.test.ts', 'mcp/framing.test.ts', 'mcp/helpers.test.ts', 'mcp/mcp-client.test.ts', 'mcp/scale.test.ts', 'mcp/broken-servers.test.ts', 'mcp/handshake-timeout.test.ts', 'stages/mcp-agent.test.ts', 'stages/mcp-scale.test.ts', 'stages/mcp-hostile.test.ts', 'stages/prompts-secrets.test.ts'],
 };
 

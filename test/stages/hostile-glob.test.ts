@@ -26,5 +26,29 @@ for (const stage of stagesFrom('day04')) {
             assert.equal(r.results.g2, '匹配到 1 个文件：\nsub/x.txt');
             assert.match(r.stdout, /找到了[\s\S]*也找到了/);
         });
+
+        test('连着的 ** 和 **/*/** 交替的模式在 30 层深的目录树里：照常回答，结果和 **/x 一样', async () => {
+            // 每层三个目录，只有 d 往下走；最深处一个 x。不合并 **、不记下走过的（目录, 模式位置）时，要走的路径数以亿计
+            const files: Record<string, string> = {};
+            let dir = '';
+            for (let level = 0; level < 30; level++) {
+                for (const side of ['e', 'f']) files[`${dir}${side}/keep`] = '';
+                dir += 'd/';
+            }
+            files[`${dir}x`] = '';
+            const cwd = workdir(files);
+            const r = await runAgent(stage, { cwd, input: ['找 x'], replies: [
+                tools(
+                    call('stars', 'glob', { pattern: '**/**/**/**/**/**/**/**/x' }),
+                    call('mixed', 'glob', { pattern: '**/*/**/*/**/*/**/*/**/x' }),
+                    call('plain', 'glob', { pattern: '**/x' }),
+                ),
+                text('找到了'),
+            ] });
+            assert.equal(r.code, 0, r.stderr);
+            assert.equal(r.results.plain, `匹配到 1 个文件：\n${dir}x`);
+            assert.equal(r.results.stars, r.results.plain);
+            assert.equal(r.results.mixed, r.results.plain);
+        });
     });
 }
