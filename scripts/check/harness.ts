@@ -17,6 +17,7 @@ export interface LearnerOptions {
     dir?: string;                                      // 用已有的工作目录（不新建也不删）：第二次运行接着用第一次的
     home?: string;                                     // 用已有的主目录（同上）
     afterExit?: () => void | Promise<void>;            // 学习者的进程退出之后、杀掉整组之前调用（检查留下的进程）；超时时不调用
+    onOutput?: (stdout: string) => void;               // 每来一块 stdout 就以到此为止的全部输出调用：等回复的前半段显示出来再发后半段
 }
 
 export interface LearnerRun {
@@ -87,7 +88,10 @@ export async function runLearner(entry: string, opts: LearnerOptions): Promise<L
         });
         const out: Buffer[] = [];
         const err: Buffer[] = [];
-        child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+        child.stdout.on('data', (chunk: Buffer) => {
+            out.push(chunk);
+            opts.onOutput?.(Buffer.concat(out).toString('utf8'));
+        });
         child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
         child.stdin.on('error', () => {});   // 提前退出的 Agent 不读 stdin：EPIPE 不算检查出错
         child.stdin.end(opts.lines.map((line) => `${line}\n`).join(''));
