@@ -62,13 +62,25 @@ export async function twoRuns(entry: string, first: LearnerOptions, second: Lear
     return [a, b];
 }
 
-/** 给 Miss 的「实际」：一个请求里的消息，一条一行，角色在前。 */
+/** 给 Miss 的「实际」：一个请求里的消息，一条一行，角色在前。系统提示留头尾：后加的几节（AGENTS.md、技能、召回）在末尾。 */
 export function showMessages(body: any): string {
     if (!body) return '（没有这个请求）';
     return messagesOf(body).map((m) => {
         const calls = Array.isArray(m.tool_calls) ? ` 调用 ${m.tool_calls.map((c: any) => c?.function?.name).join('、')}` : '';
-        return `${m.role}${m.tool_call_id ? `(${m.tool_call_id})` : ''}：${contentOf(m).replace(/\s+/g, ' ').slice(0, 160)}${calls}`;
+        const said = contentOf(m).replace(/\s+/g, ' ');
+        const shown = m.role === 'system' ? ends(said) : said.slice(0, 160);
+        return `${m.role}${m.tool_call_id ? `(${m.tool_call_id})` : ''}：${shown}${calls}`;
     }).join('\n');
+}
+
+/** 长文字只留开头和结尾。 */
+export const ends = (said: string, head = 40, tail = 120): string =>
+    (said.length <= head + tail ? said : `${said.slice(0, head)}……${said.slice(-tail)}`);
+
+/** 标记前后的一小段（长的工具结果里，只看要找的东西在不在、在哪）。 */
+export function around(said: string, marker: string, n = 60): string {
+    const at = said.indexOf(marker);
+    return at < 0 ? ends(said.replace(/\s+/g, ' ')) : `…${said.slice(Math.max(0, at - n), at + marker.length + n).replace(/\s+/g, ' ')}…`;
 }
 
 /** 太长的几行给 Miss 看：每行截到 width 个字符，超过 max 行时留头尾、中间写省略了几行。 */

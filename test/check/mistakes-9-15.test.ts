@@ -35,7 +35,7 @@ const MISTAKES: Mistake[] = [
     { what: '从代码的文件夹读 AGENTS.md，而不是工作目录', day: 10, from: 'day11', file: 'instructions.ts', find: "path.join(root, 'AGENTS.md')", replace: "path.join(import.meta.dirname, 'AGENTS.md')", check: 'AGENTS.md', because: /user：你好/ },
     { what: '长期记忆只在内存里，没写盘', day: 10, from: 'day11', file: 'memory.ts', find: 'writeJsonAtomic(MEMORY_FILE, [...memories, content]);', replace: '', check: '长期记忆跨进程', because: /没有找到相关记忆/ },
     { what: '白名单只用来过滤请求里的工具，执行时不再查', day: 11, from: 'day11', file: 'tools.ts', find: 'if (!isAllowed(name)) return', replace: 'if (false) return', check: '执行时也被拒绝', because: /build\/ 被删了/ },
-    { what: '/use 之后技能说明没进系统提示', day: 11, from: 'day11', file: 'instructions.ts', find: 'if (parts.skill) sections.push', replace: 'if (false) sections.push', check: '技能说明进了系统提示', because: /之后：/ },
+    { what: '/use 之后技能说明没进系统提示', day: 11, from: 'day11', file: 'instructions.ts', find: 'if (parts.skill) sections.push', replace: 'if (false) sections.push', check: '技能说明进了系统提示', because: /之后的 system 消息/ },
     { what: '启用技能后请求里还是全部工具', day: 11, from: 'day11', file: 'tools.ts', find: 'listTools().filter((t) => isAllowed(t.name)).map(openAITool)', replace: 'listTools().map(openAITool)', check: '只带白名单', because: /请求里的工具：.*run_shell/ },
     { what: 'search 没跳过 node_modules 和点目录', day: 12, from: 'day15', file: 'search.ts', find: "if (ent.name.startsWith('.') || ent.name === 'node_modules') continue;", replace: '', check: '跳过 node_modules', because: /node_modules\/lib\/index\.js:1/ },
     { what: 'fetch 把 HTML 原样交给模型', day: 12, from: 'day15', file: 'web.ts', find: 'text: isHtml ? htmlToText(body) : body', replace: 'text: body', check: 'HTML 变成纯文字', because: /<p>正文/ },

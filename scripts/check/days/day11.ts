@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { call, tools } from '../../../test/helpers/agent.js';
 import { runLearner, type LearnerRun } from '../harness.js';
-import { byLastUser, once, requestFor, showMessages, systemText, toolNames, toolResult } from '../later-days.js';
+import { byLastUser, ends, once, requestFor, showMessages, systemText, toolNames, toolResult } from '../later-days.js';
 import { Miss, type Check } from '../types.js';
 
 const SECTION = 'day11/README.md#第-11-天技能';
@@ -50,7 +50,7 @@ export const checks: Check[] = [
             const before = requestFor(run, BEFORE);
             const after = requestFor(run, AFTER);
             if (!systemText(after).includes(skill.bodyLine) || systemText(before).includes(skill.bodyLine)) {
-                throw new Miss(`/use explore 之后的请求（之前的没有），system 消息里有技能说明「${skill.bodyLine}」`, `之前：${systemText(before).slice(-200)}\n之后：${systemText(after).slice(-200)}`);
+                throw new Miss(`/use explore 之后的请求（之前的没有），system 消息里有技能说明「${skill.bodyLine}」`, `之前的 system 消息：${ends(systemText(before).replace(/\s+/g, ' '))}\n之后的 system 消息：${ends(systemText(after).replace(/\s+/g, ' '))}`);
             }
         },
     },

@@ -1,7 +1,7 @@
 // 第 14 天：轻量 RAG。一篇约 7000 字符的 notes.md，只有中间一节讲回滚。
 import { call, tools } from '../../../test/helpers/agent.js';
 import { runLearner, type LearnerRun } from '../harness.js';
-import { byLastUser, mark, once, showMessages, toolNames, toolResult, twoRuns } from '../later-days.js';
+import { around, byLastUser, mark, once, showMessages, toolNames, toolResult, twoRuns } from '../later-days.js';
 import { Miss, type Check } from '../types.js';
 
 const SECTION = 'day15/README.md#第-14-天轻量-rag';
@@ -44,7 +44,7 @@ export const checks: Check[] = [
             const found = toolResult(first, 'call_rags_1');
             if (!found?.includes(ROLL) || found.length > DOC.length / 2) {
                 throw new Miss(`收录 notes.md（${DOC.length} 个字符）后，rag_search「rollback 回滚」返回讲回滚的那一段（含 ${ROLL}），不是整篇`,
-                    found === undefined ? showMessages(first.requests.at(-1)) : `rag_add：${toolResult(first, 'call_ragadd_1') ?? '（没有结果）'}\nrag_search（${found.length} 个字符）：${found}`);
+                    found === undefined ? showMessages(first.requests.at(-1)) : `rag_add：${toolResult(first, 'call_ragadd_1') ?? '（没有结果）'}\nrag_search（${found.length} 个字符）：${around(found, ROLL)}`);
             }
         },
     },
@@ -75,7 +75,7 @@ export const checks: Check[] = [
             const found = toolResult(run, 'call_rags_3');
             if (!toolNames(run.requests[0]).includes('rag_add')) throw new Miss('请求的 tools 里有 rag_add', `tools：${toolNames(run.requests[0]).join('、') || '（没有）'}`);
             if (found === undefined || found.includes(ROLL)) {
-                throw new Miss('答 n 之后知识库里没有 notes.md：rag_search 找不到讲回滚的那一段', found === undefined ? showMessages(run.requests.at(-1)) : `rag_add：${toolResult(run, 'call_ragadd_1') ?? '（没有结果）'}\nrag_search：${found}`);
+                throw new Miss('答 n 之后知识库里没有 notes.md：rag_search 找不到讲回滚的那一段', found === undefined ? showMessages(run.requests.at(-1)) : `rag_add：${toolResult(run, 'call_ragadd_1') ?? '（没有结果）'}\nrag_search：${around(found, ROLL)}`);
             }
         },
     },

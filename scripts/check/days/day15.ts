@@ -75,7 +75,21 @@ async function spyRun(entry: string, mode: string, lines: string[], timeoutMs?: 
 }
 
 const received = (log: SpyEntry[]) => log.filter((e) => e.kind === 'in' && e.msg);
-const wire = (log: SpyEntry[]) => (log.length === 0 ? '（空：服务器没有启动）' : clipLines(log.filter((e) => e.kind === 'in' || e.kind === 'out').map((e) => `${e.kind === 'in' ? '→ 服务器' : '← 服务器'} ${e.line}`)));
+// 线上的每一行缩成一句：谁发的、请求 / 通知 / 响应、id；响应带上第一段文字
+function wireLine(e: SpyEntry): string {
+    const dir = e.kind === 'in' ? '→ 服务器' : '← 服务器';
+    let msg: any = e.msg;
+    try {
+        msg ??= JSON.parse(e.line!);
+    } catch {
+        return `${dir} 不是 JSON：${e.line}`;
+    }
+    const id = msg?.id === undefined ? '' : `（id ${JSON.stringify(msg.id)}）`;
+    if (typeof msg?.method === 'string') return `${dir} ${id ? '请求' : '通知'} ${msg.method}${id}`;
+    const said = msg?.error ? `错误 ${JSON.stringify(msg.error)}` : msg?.result?.content?.[0]?.text ?? '';
+    return `${dir} 响应${id} ${String(said).slice(0, 60)}`.trimEnd();
+}
+const wire = (log: SpyEntry[]) => (log.length === 0 ? '（空：服务器没有启动）' : clipLines(log.filter((e) => e.kind === 'in' || e.kind === 'out').map(wireLine)));
 const callEntry = (log: SpyEntry[]) => received(log).find((e) => e.msg.method === 'tools/call');
 
 const basicRun = (entry: string) => once(entry, 'day15-basic', () => spyRun(entry, '', ['y', CALL, 'y', 'y', '/exit']));
@@ -123,7 +137,7 @@ export const checks: Check[] = [
             const echo = toolSchema(body, 'mcp_spy_echo');
             if (!echo || !toolNames(body).includes('mcp_spy_clock') || echo.parameters?.properties?.text?.type !== 'string') {
                 throw new Miss('「调用 echo」这一轮的请求里有 mcp_spy_echo（参数 text 来自服务器的 inputSchema）和 mcp_spy_clock',
-                    `请求里的工具：${toolNames(body).join('、') || '（没有）'}\nmcp_spy_echo：${JSON.stringify(echo ?? null)}\n线上：\n${wire(log)}`);
+                    `请求里的工具：${toolNames(body).join('、') || '（没有）'}${echo ? `\nmcp_spy_echo：${JSON.stringify(echo)}` : ''}${log.length ? '' : '\n服务器没有启动'}`);
             }
         },
     },
