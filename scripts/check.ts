@@ -8,6 +8,8 @@ import { initFolder } from './check/init.js';
 import { formatResult, runChecks, summary } from './check/report.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+// 文件夹相对于敲命令的目录：npm run 把 cwd 换成了仓库根目录，原来的在 INIT_CWD 里
+const HERE = process.env.INIT_CWD ?? process.cwd();
 const USAGE = '用法：npm run check -- <天 1–15> [文件夹] [--only N] [--init]\n例如：npm run check -- 4 my-day04';
 
 /** 本仓库里含第 day 天的阶段。 */
@@ -35,16 +37,16 @@ async function main(argv: string[]): Promise<number> {
     if (flags.only !== undefined && (!Number.isInteger(flags.only) || flags.only < 1 || flags.only > day)) {
         fail(`--only 要跟 1–${day} 之间的一天\n${USAGE}`);
     }
-    const folder = path.resolve(ROOT, rest[1] ?? stageFor(day));
+    const folder = rest[1] ? path.resolve(HERE, rest[1]) : path.join(ROOT, stageFor(day));
     if (flags.init) {
         if (!rest[1]) fail(`--init 要给一个新文件夹，例如：npm run check -- ${day} my-day${String(day).padStart(2, '0')} --init`);
-        return initFolder(day, folder, ROOT);
+        return await initFolder(day, folder, ROOT);
     }
     const entry = path.join(folder, 'index.ts');
-    if (!fs.existsSync(entry)) fail(`找不到 ${path.relative(ROOT, entry) || entry}：检查从文件夹里的 index.ts 启动你的 Agent`);
+    if (!fs.existsSync(entry)) fail(`找不到 ${entry}：检查从文件夹里的 index.ts 启动你的 Agent（新起一个文件夹：npm run check -- ${day} <文件夹> --init）`);
 
     const days = flags.only !== undefined ? [flags.only] : Array.from({ length: day }, (_, i) => i + 1);
-    console.log(`检查 ${path.relative(ROOT, folder) || folder}/index.ts：${days.length === 1 ? `第 ${days[0]} 天` : `第 1–${day} 天`}\n`);
+    console.log(`检查 ${path.relative(HERE, entry)}：${days.length === 1 ? `第 ${days[0]} 天` : `第 1–${day} 天`}\n`);
     const results = await runChecks({ entry, days, onResult: (r) => console.log(formatResult(r)) });
     console.log(`\n${summary(results, days)}`);
     return results.every((r) => r.ok) ? 0 : 1;
