@@ -23,7 +23,7 @@ export async function initFolder(day: number, folder: string, root: string): Pro
     fs.mkdirSync(folder, { recursive: true });
     if (from > 0) {
         fs.cpSync(path.join(root, stageName(from)), folder, { recursive: true });
-        console.log(`已把 ${stageName(from)} 复制到 ${shown}：第 1–${from} 天已经写好，从这里接着写。`);
+        console.log(`已把 ${stageName(from)} 复制到 ${shown}：第 ${from === 1 ? 1 : `1–${from}`} 天已经写好，从这里接着写。`);
     } else {
         console.log(`已建好空文件夹 ${shown}：第 1 天从头写，入口是 ${shown}/index.ts。`);
     }
