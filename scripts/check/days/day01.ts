@@ -40,14 +40,15 @@ export const checks: Check[] = [
             let shown = false;
             let release!: () => void;
             const held = new Promise<void>((resolve) => { release = resolve; });
-            const timer = setTimeout(release, 8000);   // 前半段一直不出现：8 秒后照样发完，让 Agent 结束
+            let late = false;   // 前半段一直不出现：8 秒后照样发完，让 Agent 结束；之后才出现的不算边到边
+            const timer = setTimeout(() => { late = true; release(); }, 8000);
             const reply: FakeReply = { kind: 'text', text: `${head}，后半段`, chunkSize: 3, hold: held };
             const run = await runLearner(entry, {
                 lines: ['讲一句话', '/exit'],
                 model: () => reply,
                 onOutput: (stdout) => {
                     output = stdout;
-                    if (!shown && stdout.includes(head)) {
+                    if (!shown && !late && stdout.includes(head)) {
                         shown = true;
                         clearTimeout(timer);
                         release();

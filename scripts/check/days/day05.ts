@@ -27,7 +27,11 @@ function compactRun(entry: string, withTools: boolean): Promise<LearnerRun> {
         const last = messagesOf(body).at(-1);
         if (last?.role === 'tool') return text('好的');
         if (last?.role === 'user' && typed.includes(contentOf(last))) {
-            return withTools ? tools(call(`call_compact_${++n}`, 'get_current_time', {})) : text('好的');
+            if (!withTools) return text('好的');
+            // 每轮并行调用的个数不同（1、4、2、3…）：每轮的消息数不同，按固定条数切的做法迟早切在调用和结果之间
+            const count = [1, 4, 2, 3, 1, 4][typed.indexOf(contentOf(last))];
+            const calls = Array.from({ length: count }, () => call(`call_compact_${++n}`, 'get_current_time', {}));
+            return tools(...calls);
         }
         return text(SUMMARY);
     };

@@ -131,7 +131,7 @@ export const checks: Check[] = [
         hint: '工具结果交回模型之前统一脱敏：把环境变量里名字像密钥的（含 KEY、TOKEN、SECRET、PASSWORD）的值换成 [REDACTED:变量名]',
         section: SECTION,
         async run(entry) {
-            const key = `sk-check-${mark('')}${mark('')}${mark('')}`;
+            const key = `check-${mark('')}${mark('')}${mark('')}`;   // 不像任何已知格式的密钥：只有按 OPENAI_API_KEY 的值才认得出
             const shown = mark('SHOWN');
             const run = await toolRun(entry, [
                 call('call_key_read', 'read', { path: 'settings.txt' }),
