@@ -26,7 +26,7 @@ const MISTAKES: Mistake[] = [
         check: '多轮对话', because: /user：第一问\nuser：第二问/ },
     { what: '整段回复攒到流结束才显示', day: 1, from: 'day01', file: 'sse.ts',
         edits: [['            yield* acc.deltas.splice(0);\n', '']],
-        check: '边到边显示', because: /流结束之后才显示出来/ },
+        check: '边到边显示', because: /等了 8 秒还没显示，流结束之后才出现/ },
     { what: '请求失败时没把这一轮撤掉', day: 1, from: 'day01', file: 'chat.ts',
         edits: [['if (!ok) this.history.length = start;', '']],
         check: '整轮撤掉', because: /user：这一问会失败/ },

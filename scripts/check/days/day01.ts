@@ -60,7 +60,7 @@ export const checks: Check[] = [
                 const later = run.stdout.includes(head);
                 throw new Miss(
                     `回复的前半段「${head}」（分成 3 个字一块发来）在流还没结束时就完整地出现在 stdout 上`,
-                    later ? '流结束之后才显示出来' : `stdout 里一直没有连续的「${head}」：${clip(output || run.stdout, 400)}`,
+                    later ? '前半段发出后等了 8 秒还没显示，流结束之后才出现' : `stdout 里一直没有连续的「${head}」：${clip(output || run.stdout, 400)}`,
                 );
             }
         },

@@ -96,7 +96,7 @@ export const checks: Check[] = [
             const typed = typedOf(run);
             const used = run.requests.some((body) => body !== summaryRequest(run) && JSON.stringify(body).includes(SUMMARY));
             if (run.rejected.length || !used || !requestFor(run, typed[5])) {
-                throw new Miss('每轮都调用一次工具、历史几次超过阈值：压缩照常发生，之后的请求都合法（假模型没有拒绝）',
+                throw new Miss('每轮并行调用 1–4 个工具、历史几次超过阈值：压缩照常发生，之后的请求都合法（假模型没有拒绝）',
                     run.rejected.length ? `假模型拒绝了请求（像真实 API 一样回 400）：${run.rejected[0]}` : `${used ? '' : '没有请求用上摘要；'}${asked(run)}`);
             }
         },
