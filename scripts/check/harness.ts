@@ -146,3 +146,8 @@ export function clip(value: string, n = 600): string {
     const head = Math.floor(n * 0.6);
     return `${chars.slice(0, head).join('')}\n…（省略 ${chars.length - n} 个字符）…\n${chars.slice(chars.length - (n - head)).join('')}`;
 }
+
+/** 给 Miss 的 actual 附上 stderr 的开头（学习者的 Agent 出错退出时，原因多半在这里）；没有就是空的。 */
+export function stderrNote(run: LearnerRun): string {
+    return run.stderr.trim() ? `\nstderr：${clip(run.stderr.trim(), 300)}` : '';
+}

@@ -1,7 +1,7 @@
 // 第 1 天：REPL 与流式多轮对话。
 import { text } from '../../../test/helpers/agent.js';
 import type { FakeReply } from '../../../test/helpers/fake-openai.js';
-import { clip, lastUser, runLearner } from '../harness.js';
+import { clip, lastUser, runLearner, stderrNote } from '../harness.js';
 import { byLastUser, contentOf, mark, messagesOf, requestFor, showMessages } from '../later-days.js';
 import { Miss, type Check } from '../types.js';
 
@@ -24,7 +24,7 @@ export const checks: Check[] = [
         async run(entry) {
             const run = await runLearner(entry, { lines: ['你好', '/exit'] });
             const problem = streamProblem(run);
-            if (problem) throw new Miss('一个合格的流式请求：POST /v1/chat/completions，stream: true', `${problem}\nstderr：${clip(run.stderr, 300)}`);
+            if (problem) throw new Miss('一个合格的流式请求：POST /v1/chat/completions，stream: true', `${problem}${stderrNote(run)}`);
             const user = messagesOf(run.requests[0]).find((m) => m.role === 'user');
             if (contentOf(user) !== '你好') throw new Miss('第一条 user 消息是输入的那一行「你好」', showMessages(run.requests[0]));
         },
@@ -96,7 +96,7 @@ export const checks: Check[] = [
                 model: (body) => (lastUser(body) === '这一问会失败' ? failing : text('好的')),
             });
             const next = requestFor(run, '再问一次');
-            if (!next) throw new Miss('第一问失败后，Agent 继续处理下一行「再问一次」', `没有「再问一次」的请求；退出码 ${run.code}；stderr：${clip(run.stderr, 300)}`);
+            if (!next) throw new Miss('第一问失败后，Agent 继续处理下一行「再问一次」', `没有「再问一次」的请求；退出码 ${run.code}${stderrNote(run)}`);
             const left = messagesOf(next).filter((m) => m.role !== 'system').map(contentOf);
             if (left.some((c) => c.includes('这一问会失败'))) throw new Miss('「再问一次」的请求里没有失败的那一问', showMessages(next));
         },
@@ -109,9 +109,9 @@ export const checks: Check[] = [
         async run(entry) {
             const run = await runLearner(entry, { lines: ['你好', '/exit', '不该发出去的一行'], timeoutMs: 15_000 });
             const sent = run.requests.flatMap((body) => messagesOf(body).map(contentOf));
-            if (run.timedOut || run.code !== 0 || sent.some((c) => c.includes('不该发出去') || c === '/exit')) {
-                throw new Miss('读到 /exit 就以退出码 0 结束，/exit 和它后面的行都没发给模型',
-                    `${run.timedOut ? '15 秒还没退出' : `退出码 ${run.code}`}；模型收到的 user 消息：${JSON.stringify(sent)}`);
+            if (run.timedOut || run.code !== 0 || !sent.includes('你好') || sent.some((c) => c.includes('不该发出去') || c === '/exit')) {
+                throw new Miss('「你好」照常发给模型；读到 /exit 就以退出码 0 结束，/exit 和它后面的行都没发给模型',
+                    `${run.timedOut ? '15 秒还没退出' : `退出码 ${run.code}`}；模型收到的消息：${JSON.stringify(sent)}${stderrNote(run)}`);
             }
         },
     },
@@ -124,7 +124,7 @@ export const checks: Check[] = [
             const run = await runLearner(entry, { lines: ['你好'], timeoutMs: 15_000 });
             if (run.timedOut || run.code !== 0 || !requestFor(run, '你好')) {
                 throw new Miss('处理完最后一行「你好」、读到输入结束后以退出码 0 结束',
-                    `${run.timedOut ? '15 秒还没退出' : `退出码 ${run.code}`}；请求 ${run.requests.length} 个；stderr：${clip(run.stderr, 300)}`);
+                    `${run.timedOut ? '15 秒还没退出' : `退出码 ${run.code}`}；请求 ${run.requests.length} 个${stderrNote(run)}`);
             }
         },
     },

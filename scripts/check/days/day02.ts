@@ -1,6 +1,6 @@
 // 第 2 天：工具循环，从流里拼出工具调用。
 import { call, text, tools } from '../../../test/helpers/agent.js';
-import { lastUser, runLearner, type LearnerRun } from '../harness.js';
+import { lastUser, runLearner, stderrNote, type LearnerRun } from '../harness.js';
 import { byLastUser, mark, messagesOf, once, requestFor, showMessages, toolNames, toolResult, toolSchema } from '../later-days.js';
 import { Miss, type Check } from '../types.js';
 
@@ -121,7 +121,7 @@ export const checks: Check[] = [
             });
             if (toolResult(run, 'call_bad_1') === undefined || toolResult(run, 'call_bad_2') === undefined || !run.stdout.includes(final)) {
                 throw new Miss(`调用了不存在的工具 no_such_tool、参数坏掉的 get_current_time：两条 tool 消息照样回给模型，随后的回答「${final}」显示出来`,
-                    `${showMessages(run.requests.at(-1))}${rejectedNote(run)}\nstderr：${run.stderr.slice(0, 300)}`);
+                    `${showMessages(run.requests.at(-1))}${rejectedNote(run)}${stderrNote(run)}`);
             }
         },
     },
