@@ -42,7 +42,11 @@ export const checks: Check[] = [
         hint: '每次执行工具前先查权限表：deny 就不执行，把「权限拒绝」作为工具结果交回，也不问用户',
         section: SECTION,
         async run(entry) {
-            const run = await toolRun(entry, [shellMakes('call_deny_1')], ['y', 'y'], { files: { '.geekagent/GeekAgent.json': permissions({ run_shell: 'deny' }) } });
+            const run = await runLearner(entry, {
+                lines: ['y', ASK, 'y', 'y', '/exit'],
+                model: byLastUser({ [ASK]: tools(shellMakes('call_deny_1')) }),
+                files: { '.geekagent/GeekAgent.json': permissions({ run_shell: 'deny' }) },
+            });
             if (ran(run) || toolResult(run, 'call_deny_1') === undefined) {
                 throw new Miss('权限表 {"run_shell": "deny"}：模型调用 run_shell 时命令不执行（没有 ran.txt），模型收到一条 tool 消息',
                     `ran.txt ${ran(run) ? '有——命令执行了' : '没有'}；tool 消息：${resultOf(run, 'call_deny_1')}`);
