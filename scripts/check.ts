@@ -1,0 +1,55 @@
+// npm run check -- <天> [文件夹] [--only N] [--init]
+// 用黑盒检查跑学习者自己写的 Agent（文件夹/index.ts）：第 1 天到第 N 天（或只第 N 天）每个想法一项，✔ / ✘。
+// 文件夹缺省是本仓库里含第 N 天的阶段。--init：把第 N 天之前的阶段复制进文件夹，作为自己写第 N 天的起点。
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { initFolder } from './check/init.js';
+import { formatResult, runChecks, summary } from './check/report.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+// 文件夹相对于敲命令的目录：npm run 把 cwd 换成了仓库根目录，原来的在 INIT_CWD 里
+const HERE = process.env.INIT_CWD ?? process.cwd();
+const USAGE = '用法：npm run check -- <天 1–15> [文件夹] [--only N] [--init]\n例如：npm run check -- 4 my-day04';
+
+/** 本仓库里含第 day 天的阶段。 */
+export function stageFor(day: number): string {
+    const end = [1, 4, 8, 11, 15].find((d) => d >= day)!;
+    return `day${String(end).padStart(2, '0')}`;
+}
+
+function fail(message: string): never {
+    console.error(message);
+    process.exit(2);
+}
+
+async function main(argv: string[]): Promise<number> {
+    const flags = { only: undefined as number | undefined, init: false };
+    const rest: string[] = [];
+    for (let i = 0; i < argv.length; i++) {
+        if (argv[i] === '--init') flags.init = true;
+        else if (argv[i] === '--only') flags.only = Number(argv[++i]);
+        else if (argv[i] === '-h' || argv[i] === '--help') return (console.log(USAGE), 0);
+        else rest.push(argv[i]);
+    }
+    const day = Number(rest[0]);
+    if (!Number.isInteger(day) || day < 1 || day > 15 || rest.length > 2) fail(USAGE);
+    if (flags.only !== undefined && (!Number.isInteger(flags.only) || flags.only < 1 || flags.only > day)) {
+        fail(`--only 要跟 1–${day} 之间的一天\n${USAGE}`);
+    }
+    const folder = rest[1] ? path.resolve(HERE, rest[1]) : path.join(ROOT, stageFor(day));
+    if (flags.init) {
+        if (!rest[1]) fail(`--init 要给一个新文件夹，例如：npm run check -- ${day} my-day${String(day).padStart(2, '0')} --init`);
+        return await initFolder(day, folder, ROOT);
+    }
+    const entry = path.join(folder, 'index.ts');
+    if (!fs.existsSync(entry)) fail(`找不到 ${entry}：检查从文件夹里的 index.ts 启动你的 Agent（新起一个文件夹：npm run check -- ${day} <文件夹> --init）`);
+
+    const days = flags.only !== undefined ? [flags.only] : Array.from({ length: day }, (_, i) => i + 1);
+    console.log(`检查 ${path.relative(HERE, entry)}：${days.length === 1 ? `第 ${days[0]} 天` : `第 1–${day} 天`}\n`);
+    const results = await runChecks({ entry, days, onResult: (r) => console.log(formatResult(r)) });
+    console.log(`\n${summary(results, days)}`);
+    return results.every((r) => r.ok) ? 0 : 1;
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,105 @@
+// 跑检查、写报告。命令行在 scripts/check.ts；测试用这里导出的 runChecks（不经命令行，拿到每项的结果）：
+//   const results = await runChecks({ entry: '/abs/day08/index.ts', days: [1, 2, 3] });
+//   results.filter((r) => !r.ok)   // 每项有 check、ok、miss（期望 / 实际）、ms
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { clip } from './harness.js';
+import { Miss, type Check } from './types.js';
+
+const DAYS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'days');
+
+export interface CheckResult {
+    check: Check;
+    ok: boolean;
+    miss?: Miss;            // 不通过时：期望什么、实际是什么（检查自己出错也包成 Miss）
+    ms: number;
+}
+
+/** 某一天的检查：scripts/check/days/dayNN.ts 导出的 checks；这一天还没有检查文件时是空的。 */
+export async function checksOf(day: number): Promise<Check[]> {
+    const file = path.join(DAYS_DIR, `day${String(day).padStart(2, '0')}.ts`);
+    if (!fs.existsSync(file)) return [];
+    const mod = await import(pathToFileURL(file).href) as { checks: Check[] };
+    return mod.checks;
+}
+
+async function runOne(check: Check, entry: string): Promise<CheckResult> {
+    const start = Date.now();
+    try {
+        await check.run(entry);
+        return { check, ok: true, ms: Date.now() - start };
+    } catch (error) {
+        const miss = error instanceof Miss ? error : new Miss('检查跑完', `检查自己出错：${(error as Error)?.stack ?? String(error)}`);
+        return { check, ok: false, miss, ms: Date.now() - start };
+    }
+}
+
+export interface RunOptions {
+    entry: string;                          // 学习者 index.ts 的绝对路径
+    days: number[];                         // 按这个顺序一天一天跑
+    filter?: (check: Check) => boolean;     // 只跑其中一部分（测试用）
+    parallel?: number;                      // 同一天同时跑几项，缺省 2（2 核机器上每天 30 秒以内）
+    onResult?: (result: CheckResult) => void; // 每项一出结果就按原顺序报告（命令行边跑边打印）
+}
+
+/** 最多 size 件事同时做。 */
+function limiter(size: number) {
+    let active = 0;
+    const waiting: Array<() => void> = [];
+    return async <T>(job: () => Promise<T>): Promise<T> => {
+        while (active >= size) await new Promise<void>((resolve) => waiting.push(resolve));
+        active++;
+        try {
+            return await job();
+        } finally {
+            active--;
+            waiting.shift()?.();
+        }
+    };
+}
+
+/** 跑这些天的检查：一天跑完再跑下一天；同一天的几项同时跑，结果按检查的顺序返回。 */
+export async function runChecks(opts: RunOptions): Promise<CheckResult[]> {
+    const all: CheckResult[] = [];
+    for (const day of opts.days) {
+        const limit = limiter(opts.parallel ?? 2);
+        const checks = (await checksOf(day)).filter(opts.filter ?? (() => true));
+        const pending = checks.map((check) => limit(() => runOne(check, opts.entry)));
+        for (const result of pending) {
+            const r = await result;
+            opts.onResult?.(r);
+            all.push(r);
+        }
+    }
+    return all;
+}
+
+const indent = (label: string, value: string) => {
+    const [first, ...rest] = value.split('\n');
+    return [`    ${label}${first}`, ...rest.map((line) => `          ${line}`)].join('\n');
+};
+
+/** 一项的报告：通过一行；不通过再加期望、实际（截短）、提示、重读哪一节。 */
+export function formatResult(r: CheckResult): string {
+    const head = `${r.ok ? '✔' : '✘'} 第 ${r.check.day} 天 · ${r.check.name}`;
+    if (r.ok || !r.miss) return head;
+    return [
+        head,
+        indent('期望：', r.miss.expected),
+        indent('实际：', clip(r.miss.actual)),
+        indent('提示：', r.check.hint),
+        indent('重读：', r.check.section),
+    ].join('\n');
+}
+
+export function summary(results: CheckResult[], days: number[]): string {
+    const failed = results.filter((r) => !r.ok).length;
+    const empty = days.filter((day) => !results.some((r) => r.check.day === day));
+    const range = days.length === 1 ? `第 ${days[0]} 天` : `第 ${days[0]}–${days.at(-1)} 天`;
+    const lines = [failed === 0
+        ? `${range}：${results.length} 项全部通过。`
+        : `${range}：${results.length} 项里 ${results.length - failed} 项通过，${failed} 项没通过。`];
+    if (empty.length) lines.push(`（第 ${empty.join('、')} 天还没有检查）`);
+    return lines.join('\n');
+}
