@@ -25,7 +25,7 @@ const MISTAKES: Mistake[] = [
         edits: [["this.history.push({ role: 'assistant', content: result.text + (result.refusal ?? '') });", '']],
         check: '多轮对话', because: /user：第一问\nuser：第二问/ },
     { what: '整段回复攒到流结束才显示', day: 1, from: 'day01', file: 'sse.ts',
-        edits: [['            yield* acc.deltas.splice(0);\n', '']],
+        edits: [['            yield* acc.ready();   // 半个 emoji 留到下一批\n', '']],
         check: '边到边显示', because: /等了 8 秒还没显示，流结束之后才出现/ },
     { what: '请求失败时没把这一轮撤掉', day: 1, from: 'day01', file: 'chat.ts',
         edits: [['if (!ok) this.history.length = start;', '']],

@@ -33,7 +33,7 @@ const MISTAKES: Mistake[] = [
     { what: '子 Agent 的请求带上了主对话的历史', day: 9, from: 'day11', file: 'chat.ts', find: "{ role: 'system', content: SUB_AGENT_PROMPT },", replace: "{ role: 'system', content: SUB_AGENT_PROMPT }, ...this.history,", check: '子 Agent 的请求是一次新的对话', because: /暗号是 HIST/ },
     { what: '没把强制 todo_write 的策略接进对话循环', day: 9, from: 'day11', file: 'index.ts', find: 'chat.setForcedTool(forceTodo);', replace: '', check: '强制先调用 todo_write', because: /tool_choice："auto"/ },
     { what: '从代码的文件夹读 AGENTS.md，而不是工作目录', day: 10, from: 'day11', file: 'instructions.ts', find: "path.join(root, 'AGENTS.md')", replace: "path.join(import.meta.dirname, 'AGENTS.md')", check: 'AGENTS.md', because: /user：你好/ },
-    { what: '长期记忆只在内存里，没写盘', day: 10, from: 'day11', file: 'memory.ts', find: 'writeJsonAtomic(MEMORY_FILE, [...memories, content]);', replace: '', check: '长期记忆跨进程', because: /没有找到相关记忆/ },
+    { what: '长期记忆只在内存里，没写盘', day: 10, from: 'day11', file: 'memory.ts', find: 'writeOwnJson(MEMORY_FILE, [...memories, content]);', replace: '', check: '长期记忆跨进程', because: /没有找到相关记忆/ },
     { what: '白名单只用来过滤请求里的工具，执行时不再查', day: 11, from: 'day11', file: 'tools.ts', find: 'if (!isAllowed(name)) return', replace: 'if (false) return', check: '执行时也被拒绝', because: /build\/ 被删了/ },
     { what: '/use 之后技能说明没进系统提示', day: 11, from: 'day11', file: 'instructions.ts', find: 'if (parts.skill) sections.push', replace: 'if (false) sections.push', check: '技能说明进了系统提示', because: /之后的 system 消息/ },
     { what: '启用技能后请求里还是全部工具', day: 11, from: 'day11', file: 'tools.ts', find: 'listTools().filter((t) => isAllowed(t.name)).map(openAITool)', replace: 'listTools().map(openAITool)', check: '只带白名单', because: /请求里的工具：.*run_shell/ },
@@ -43,7 +43,7 @@ const MISTAKES: Mistake[] = [
     { what: '忘了每轮开始前召回', day: 13, from: 'day15', file: 'index.ts', find: 'recall = recallMemory(text);', replace: "recall = '';", check: '每轮自动召回', because: /user：测试命令是什么/ },
     { what: '打分不乘 idf（只数命中）', day: 13, from: 'day15', file: 'bm25.ts', find: 'scores[i] += times * idf * tf', replace: 'scores[i] += times * tf', check: 'BM25 排序', because: /1\. .*alpha beta 第 1 条/ },
     { what: '整篇文档当一块，不切块', day: 14, from: 'day15', file: 'rag.ts', find: 'const chunks = chunkText(text, CHUNK);', replace: 'const chunks = [{ start: 0, text }];', check: '只取回相关', because: /个字符 \/ 1 块/ },
-    { what: '知识库只在内存里，没写盘', day: 14, from: 'day15', file: 'rag.ts', find: 'writeJsonAtomic(RAG_FILE, { docs: [...stored, doc] });', replace: '', check: '重启后还能检索', because: /知识库还是空的/ },
+    { what: '知识库只在内存里，没写盘', day: 14, from: 'day15', file: 'rag.ts', find: 'writeOwnJson(RAG_FILE, { docs: [...stored, doc] });', replace: '', check: '重启后还能检索', because: /知识库还是空的/ },
     { what: 'rag_add 不问就收录', day: 14, from: 'day15', file: 'rag.ts', find: "if (!(await authorize('rag_add',", replace: "if (false && !(await authorize('rag_add',", check: 'rag_add 先问你', because: /rag_add：已加入知识库/ },
 ];
 
