@@ -95,7 +95,7 @@ export class McpManager {
     async beforeTurn(say: (line: string) => void): Promise<void> {
         await this.ready();
         const pending = this.untrusted ? [] : this.servers.filter((s) => s.status === 'connecting');
-        if (pending.length > 0) say(`${pending.map((s) => quote(s.name)).join('、')} 还在连接，这一轮没有它们的工具（/mcp 看状态）`);
+        if (pending.length > 0) say(`${pending.map((s) => quote(s.name)).join('、')} 还在连接，这一轮没有${pending.length > 1 ? '它们' : '它'}的工具（/mcp 看状态）`);
     }
 
     // /mcp reconnect NAME：停掉、重新连接，只换这一台的工具（只用剩下的名额，不挤掉别的服务器）
