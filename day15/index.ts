@@ -102,7 +102,7 @@ try {
 }
 ui.refresh();
 // Day 15：MCP 服务器在后台同时连接，命令照常立即回答；面板显示「连接中…」，连完再刷新
-const mcpReady = mcp.start(trusted, reportMcp);
+mcp.start(trusted, reportMcp);
 
 async function turn(text: string): Promise<void> {
     recall = recallMemory(text);   // Day 13：先召回，再压缩、再请求
@@ -112,8 +112,8 @@ async function turn(text: string): Promise<void> {
     usage.newTurn();
     ui.setBusy(true);
     try {
-        // Day 15：第一次请求前等还在连接的 MCP 服务器（之后是已完成的 Promise）；放在这里，等待时按 Ctrl+C 是取消这一轮
-        await mcpReady;
+        // Day 15：第一次请求前等还在连接的 MCP 服务器，之后还没连上的说一句；放在这里，等待时按 Ctrl+C 是取消这一轮
+        await mcp.beforeTurn((line) => ui.print('system', line));
         for await (const piece of chat.streamReply(text, controller.signal)) {
             if (piece.type === 'text' || piece.type === 'reasoning') usage.streaming(piece.text);
             else usage.live = 0;

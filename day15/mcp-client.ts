@@ -84,7 +84,7 @@ export class McpClient {
         if (this.dead || !stdin?.writable) return;
         const line = JSON.stringify(msg);   // 结果里没有裸换行，所以一条消息永远只占一行
         traceMcp(this.name, '→', line);
-        stdin.write(line + '\n');
+        if (!stdin.write(line + '\n')) this.checkBacklog(stdin);   // 对方没读走：积压太多就断开（分隔线以下）
     }
 
     // 响应按 id 交给请求表；服务器发来的请求、通知，以及批量和认不出的消息见 otherMessage
@@ -233,6 +233,17 @@ export class McpClient {
         this.log(line, true);
     }
 
+    // 服务器不读 stdin 却不停地发 ping（每个都要回答）：回答全排在 Node 的写缓冲里，Agent 的内存跟着无限增长。
+    // 积压超过上限就断开：丢掉积压，挂着的请求立刻失败（markDead），进程照常停掉；之后它的 ping 不再回答
+    private checkBacklog(stdin: ChildProcessWithoutNullStreams['stdin']): void {
+        if (stdin.writableLength <= MAX_STDIN_BACKLOG) return;
+        const reason = `MCP 服务器 ${this.name} 不读输入，已断开（发给它的消息积压超过 ${MAX_STDIN_BACKLOG / 1024 / 1024} MiB；/mcp reconnect ${this.name} 可以重连）`;
+        this.log(reason);
+        this.markDead(reason);
+        stdin.destroy();
+        void this.stop();
+    }
+
     // 最近 50 行日志和行模式下的回显，见 mcp-log.ts
     private readonly journal = new ServerLog((line) => this.onLog?.(this.name, line));
     private diedAtStart = false;   // 还在连接时服务器自己退出了（或根本没启动起来）：失败原因后面加一句提示
@@ -264,6 +275,9 @@ const SUPPORTED_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-0
 const HANDSHAKE_FLOOR_MS = 30_000;
 const MAX_LINE_BYTES = 64 * 1024 * 1024;        // 真实服务器读 6 MiB 文件会回一行 12.6 MB
 const MAX_STDERR_LINE_BYTES = 1024 * 1024;
+// 发给一台服务器、它还没读走的字节的上限。我们发的最大的一条是模型给的工具参数（通常几十 KB），读得慢的正常服务器积不到这么多；
+// 不读的服务器最多让 Agent 多占这么多内存
+const MAX_STDIN_BACKLOG = 8 * 1024 * 1024;
 const MAX_PAGES = 100;
 
 // tools/list 回 -32601（没有这个方法）：服务器没有工具，不是失败

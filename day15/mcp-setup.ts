@@ -6,7 +6,7 @@ import { loadMcpConfig, mcpTrustNeeds, type McpEntry } from './mcp-config.js';
 import { buildMcpTools, namePrefix, type McpToolSet } from './mcp-tools.js';
 import { recordToolPolicies } from './permissions.js';
 import { listTools, registerTool, unregisterTool, type Tool } from './tools.js';
-import { TRUST_FILE } from './trust.js';
+import { quote, TRUST_FILE } from './trust.js';
 
 // MCP 工具进出的注册表：agent 里是 tools.ts 那一份，测试换成假的
 export type Registry = { names(): string[]; register(tool: Tool): void; unregister(name: string): void };
@@ -88,6 +88,14 @@ export class McpManager {
     ready(): Promise<void> {
         this.firstWait ??= Promise.race([this.startup, new Promise((resolve) => setTimeout(resolve, FIRST_REQUEST_WAIT_MS).unref())]).then(() => {});
         return this.firstWait;
+    }
+
+    // 每一轮请求模型之前：先等上面的第一次等待；之后还在连接的服务器（握手设得长、npx 还在下载包）这一轮没有工具，
+    // 说一句是哪几台，不让模型悄悄少了工具、用户以为它们的工具不管用。名字经 quote：换行、控制字符伪造不了别的行
+    async beforeTurn(say: (line: string) => void): Promise<void> {
+        await this.ready();
+        const pending = this.untrusted ? [] : this.servers.filter((s) => s.status === 'connecting');
+        if (pending.length > 0) say(`${pending.map((s) => quote(s.name)).join('、')} 还在连接，这一轮没有${pending.length > 1 ? '它们' : '它'}的工具（/mcp 看状态）`);
     }
 
     // /mcp reconnect NAME：停掉、重新连接，只换这一台的工具（只用剩下的名额，不挤掉别的服务器）

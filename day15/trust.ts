@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Color } from './color.js';
 import { dotEnvNeeds } from './config.js';
-import { EOF, type InputQueue } from './input.js';
+import { EOF, isYes, type InputQueue } from './input.js';
 import { isObject, type Json } from './json.js';
 import { redact, withSecretNote } from './redact.js';
 import { loadJson, writeJsonAtomic } from './storage.js';
@@ -129,19 +129,24 @@ async function askTrust(question: string, ui: TrustUi, queue: InputQueue): Promi
     const terminal = Boolean(process.stdin.isTTY);
     const again = '这次按不信任运行，不记下；下次启动还会再问';
     if (!terminal) {
+        // 先显示问题再等下一行：stdin 是管道时也可能是人在打字（编辑器、IDE 的控制台），不能让他对着没有问题的屏幕干等。
+        // 问题显示全文：管道里没法回答 d 分页
+        ui.print('tool', `${question}\n[y/N]`);
         const next = await queue.peek();
         if (next === EOF || !ANSWER.test(next)) {
-            ui.print('tool', `${question}\n[y/N]`);
             const line = next === EOF ? '' : next.trim();
             const shown = quote(line.length > 40 ? `${line.slice(0, 40)}…` : line);   // 管道里的一行可能很长，说清是哪一行就够了
             const why = next === EOF ? '输入已经结束' : `下一行 ${shown} 不是 y 或 n，留作普通输入`;
             return { trusted: false, remember: false, note: `（没有回答：${why}。${again}；管道输入时把 y 或 n 放在第一行）` };
         }
+        await queue.next();   // 是回答：取走，像确认提示那样回显
+        ui.print('system', next.trim());
+        if (isYes(next)) return { trusted: true, remember: true, note: '' };
+        return { trusted: false, remember: false, note: `（管道里的 n 只管这一次：${again}。只有在终端里答的 n 才记下）` };
     }
     if (await ui.confirm(question)) return { trusted: true, remember: true, note: '' };
     const said = queue.last === EOF || queue.last === undefined ? '' : queue.last.trim();
-    if (terminal && /^(n|no)$/i.test(said)) return { trusted: false, remember: true, note: `（已记下：不信任。删掉 ${TRUST_FILE} 里它的那一项，下次启动会重新询问）` };
-    if (!terminal) return { trusted: false, remember: false, note: `（管道里的 n 只管这一次：${again}。只有在终端里答的 n 才记下）` };
+    if (/^(n|no)$/i.test(said)) return { trusted: false, remember: true, note: `（已记下：不信任。删掉 ${TRUST_FILE} 里它的那一项，下次启动会重新询问）` };
     return { trusted: false, remember: false, note: `（没有明确答 n：${again}；答 n 才记住不信任）` };
 }
 

@@ -22,7 +22,7 @@ const DAY_TESTS: Record<number, string[]> = {
     12: ['retrieval/search.test.ts', 'retrieval/web.test.ts', 'retrieval/html.test.ts', 'stages/hostile-fetch.test.ts', 'stages/prompts-fetch.test.ts', 'stages/hostile-files.test.ts'],
     13: ['retrieval/bm25.test.ts', 'stages/memory.test.ts'],
     14: ['stages/retrieval-e2e.test.ts', 'stages/hostile-folder.test.ts', 'stages/hostile-files.test.ts'],
-    15: ['stages/mcp-progress.test.ts', 'mcp/framing.test.ts', 'mcp/helpers.test.ts', 'mcp/mcp-client.test.ts', 'mcp/scale.test.ts', 'mcp/broken-servers.test.ts', 'mcp/handshake-timeout.test.ts', 'stages/mcp-agent.test.ts', 'stages/mcp-scale.test.ts', 'stages/mcp-hostile.test.ts', 'stages/prompts-secrets.test.ts'],
+    15: ['stages/mcp-progress.test.ts', 'stages/mcp-ready.test.ts', 'mcp/framing.test.ts', 'mcp/helpers.test.ts', 'mcp/mcp-client.test.ts', 'mcp/scale.test.ts', 'mcp/broken-servers.test.ts', 'mcp/handshake-timeout.test.ts', 'stages/mcp-agent.test.ts', 'stages/mcp-scale.test.ts', 'stages/mcp-hostile.test.ts', 'stages/prompts-secrets.test.ts'],
 };
 
 const day = Number(process.argv[2]);

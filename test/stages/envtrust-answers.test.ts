@@ -35,7 +35,7 @@ for (const stage of stagesFrom('day08')) {
             assert.ok(!fs.existsSync(path.join(home, TRUST_FILE)), '没有回答，不该记下');
 
             const piped = await runAgent(stage, { cwd, input: ['n'], env: { HOME: home } });
-            assert.match(piped.stdout, /\[y\/N\] n\n（管道里的 n 只管这一次：这次按不信任运行，不记下；下次启动还会再问。只有在终端里答的 n 才记下）\n/);
+            assert.match(piped.stdout, /\[y\/N\]\nn\n（管道里的 n 只管这一次：这次按不信任运行，不记下；下次启动还会再问。只有在终端里答的 n 才记下）\n/);
             assert.ok(!fs.existsSync(path.join(home, TRUST_FILE)), '管道里的 n 不该记下');
 
             const ended = await runAgent(stage, { cwd, input: [], env: { HOME: home } });
@@ -54,7 +54,7 @@ for (const stage of stagesFrom('day08')) {
             assert.ok(ran(a), a.stdout);
             writePolicies(cwd, { run_shell: 'allow', write: 'allow' });
             const b = await runAgent(stage, { cwd, input: ['y', '跑'], replies: shell(), env: { HOME: home } });
-            assert.match(b.stdout, /\[y\/N\] y/, '设置变了，再问');
+            assert.match(b.stdout, /\[y\/N\]\ny\n/, '设置变了，再问');
             assert.ok(ran(b), b.stdout);
 
             // 改回第一套：以前答过 y，不再问，直接信任（run_shell 不经询问就执行）

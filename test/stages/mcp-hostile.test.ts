@@ -1,5 +1,5 @@
 // Day 15 的 MCP 客户端面对不怀好意的一方：模型把要紧的参数藏在长参数后面，服务器用带换行的标题伪造参数，环境里有认得出格式的令牌，
-// 服务器发来合法但嵌套极深的 JSON，官方 SDK 的服务器在错误里重复错误码，服务器用 setsid 把孙进程放出进程组。都经真实入口、管道输入、假模型验证。
+// 服务器发来合法但嵌套极深的 JSON，官方 SDK 的服务器在错误里重复错误码，服务器不读 stdin 却不停地发 ping，服务器用 setsid 把孙进程放出进程组。都经真实入口、管道输入、假模型验证。
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -157,6 +157,23 @@ for (const stage of stagesFrom('day15')) {
             assert.equal(r.results.c2, '工具执行失败：MCP 错误 -32603：MCP error -32602: upstream said no');
             assert.match(r.stdout, /MCP 错误 -32603：disk on fire/);
             assert.doesNotMatch(r.stdout, /MCP error -32603/);
+            assert.deepEqual(leftovers('', MARK), []);
+        });
+
+        test('服务器不读 stdin、却不停地发 ping：积压超过上限就断开并说一句，挂着的调用立刻失败，这一轮照常结束', async () => {
+            const cwd = mcpDir({ hog: { command: 'node', args: [server('ping-flood.mjs')], env: marked } }, { 'mcp_hog_*': 'allow' });
+            const r = await runAgent(stage, {
+                cwd,
+                input: [TRUST, MCP_READY, '调一下', '/mcp'],
+                replies: [tools(call('c1', 'mcp_hog_flood')), text('这台服务器断开了')],
+            });
+            assert.equal(r.code, 0, r.stderr);
+            const said = 'MCP 服务器 hog 不读输入，已断开（发给它的消息积压超过 8 MiB；/mcp reconnect hog 可以重连）';
+            assert.ok(r.results.c1.startsWith(`工具执行失败：${said}`), r.results.c1);
+            assert.ok(r.stderr.includes(`[mcp:hog] 客户端：${said}`), r.stderr.slice(-2000));
+            assert.match(r.stdout, /这台服务器断开了/);
+            assert.ok(r.stdout.includes(`× hog：${said}`), '/mcp 说明它为什么不在了');
+            assert.match(r.stdout, /bye\n$/);
             assert.deepEqual(leftovers('', MARK), []);
         });
 

@@ -4,10 +4,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { call, MCP_READY, runAgent, text, tools, type AgentRun } from '../helpers/agent.js';
+import { call, MCP_READY, runAgent, text, toolResults, tools, type AgentRun } from '../helpers/agent.js';
 import { assertNoRejections, startFakeOpenAI } from '../helpers/fake-openai.js';
-import { REPO_ROOT, stagesFrom } from '../helpers/run-stage.js';
+import { REPO_ROOT, stagesFrom, startStage } from '../helpers/run-stage.js';
 import { noTmux, Terminal } from '../helpers/terminal.js';
+import { waitUntil } from '../helpers/wait.js';
 import { workdir } from '../helpers/workdir.js';
 
 const TRUST_FILE = path.join('.geekagent', 'trusted-folders.json');
@@ -52,7 +53,8 @@ for (const stage of stagesFrom('day08')) {
                 '  - 不经询问直接执行：run_shell、write',
                 '这些设置以你的用户权限生效：只信任你自己写的或检查过的配置。',
                 `信任文件夹 ${cwd} 吗？`,
-                '[y/N] n',
+                '[y/N]',
+                'n',
             ].join('\n')), declined.stdout);
             assert.match(declined.stdout, /^未信任此文件夹：.*根目录仍是本文件夹，项目的 allow 规则不生效（deny 规则照常）/m);
             // 根目录仍是本文件夹：外面的文件读不到；run_shell 照默认询问（答 n）；glob 的 deny 照常生效
@@ -97,9 +99,34 @@ for (const stage of stagesFrom('day08')) {
             const r = await runAgent(stage, { cwd, input: ['y', '跑一下'], replies: [tools(call('s', 'run_shell', { command: 'echo ok' })), text('好')], env: { HOME: home } });
             assert.equal(r.code, 0, r.stderr);
             assert.match(r.stderr, /信任记录 .*trusted-folders\.json 已损坏，原样保留；这次的回答不会被记住/);
-            assert.match(r.stdout, /信任文件夹 .* 吗？\n\[y\/N\] y\n/);
+            assert.match(r.stdout, /信任文件夹 .* 吗？\n\[y\/N\]\ny\n/);
             assert.equal(r.results.s, 'ok');
             assert.equal(fs.readFileSync(path.join(home, TRUST_FILE), 'utf8'), '{ 坏掉的 JSON');
+        });
+    });
+
+    describe(`${stage}: stdin 是管道、却是人在打字（编辑器、IDE 的控制台）`, () => {
+        test('信任问题在等回答之前就显示出来；看到问题再答 y：信任生效（第一行是回答的规则照旧）', async () => {
+            const fake = await startFakeOpenAI({ replies: [tools(call('s', 'run_shell', { command: 'echo TYPED' })), text('好')] });
+            try {
+                const cwd = workdir();
+                writeConfig(cwd, 'GeekAgent.json', { root: '..', tools: { run_shell: 'allow' } });
+                // 一行也不先写：像人那样，看到问题才回答
+                const run = startStage(stage, { cwd, input: [], holdStdin: true, env: { OPENAI_BASE_URL: fake.url } });
+                await waitUntil('信任问题显示出来', () => /信任文件夹 .* 吗？\n\[y\/N\]\n/.test(run.stdout()), run.stdout);
+                run.write('y');
+                run.write('跑一下');
+                run.end();
+                const r = await run.done;
+                assertNoRejections(fake);
+                assert.equal(r.code, 0, r.stderr);
+                assert.match(r.stdout, /信任文件夹 .* 吗？\n\[y\/N\]\ny\n/);
+                assert.doesNotMatch(r.stdout, /未信任/);
+                assert.equal(count(r.stdout, '[y/N]'), 1, '只问了一次');
+                assert.equal(toolResults(...fake.requests.map((q) => q.body)).s, 'TYPED', '信任后 run_shell 不经询问执行');
+            } finally {
+                await fake.close();
+            }
         });
     });
 
