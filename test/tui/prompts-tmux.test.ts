@@ -1,6 +1,7 @@
 // 提示显示的就是要执行的（全屏界面，tmux 里的真实终端）：1101 行的命令挤不走自己的第一行——问题钉在日志区底部、
 // [y/N] 正上方，显示开头、全文的行数和字符数、最后一行，一直到回答为止；回答 d 翻出来的全文进日志，问题仍钉在原处。
-// 命令里的 U+202E 显示成 \u202e。行模式的情形在 test/stages/prompts-long.test.ts、prompts-bidi.test.ts。
+// 命令里的 U+202E 显示成 \u202e。两行私钥标记中间夹着的命令照原文显示，原文里的密钥说出来。
+// 行模式的情形在 test/stages/prompts-long.test.ts、prompts-bidi.test.ts、prompts-secrets.test.ts。
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,6 +14,8 @@ import { noTmux, Terminal } from '../helpers/terminal.js';
 const FIRST = 'touch FIRST\u202e-LINE-RAN';
 const FIRST_SHOWN = '即将执行命令：touch FIRST\\u202e-LINE-RAN';
 const LONG_COMMAND = [FIRST, ...Array.from({ length: 1099 }, (_, i) => `echo filler ${i + 1}`), 'echo LAST-LINE'].join('\n');
+const KEY_ATTACK = 'echo "-----BEGIN PRIVATE KEY-----" >/dev/null; touch X; echo "-----END PRIVATE KEY-----" >/dev/null; echo ok';
+const OPENAI_KEY = 'sk-test-key-123456';   // 测试环境里 OPENAI_API_KEY 的值（run-stage.ts）
 const SIZE = `全文共 1101 行 / ${`即将执行命令：${LONG_COMMAND}`.length} 字符`;
 
 describe('全屏界面里的长命令', { skip: noTmux }, () => {
@@ -42,6 +45,30 @@ describe('全屏界面里的长命令', { skip: noTmux }, () => {
                 assert.match(screen, /echo LAST-LINE → n/);
                 assert.equal(fake.requests[1].body.messages.at(-1).content, '已取消执行');
                 assert.ok(!fs.readdirSync(term.cwd).some((name) => name.startsWith('FIRST')), path.join(term.cwd, '不该有文件'));
+                term.enter('/exit');
+                await term.exited();
+                assertNoRejections(fake);
+            } finally {
+                term.close();
+                await fake.close();
+            }
+        });
+
+        test(`${stage}：私钥标记中间夹着的 touch X 在全屏提示里看得见，答 y 执行的就是它；原文里的密钥说出名字`, async () => {
+            const command = `${KEY_ATTACK}; echo ${OPENAI_KEY}`;
+            const fake = await startFakeOpenAI({ replies: [tools(call('s', 'run_shell', { command })), text('跑完了')] });
+            const term = new Terminal(stage, { cols: 200, rows: 30, env: { OPENAI_BASE_URL: fake.url } });
+            try {
+                await term.shows('You ›');
+                term.enter('跑一下');
+                const screen = await term.shows('[y/N]');
+                assert.ok(screen.includes(`即将执行命令：${command}`), screen);
+                assert.ok(screen.includes('其中 1 处是你的密钥 OPENAI_API_KEY'), screen);
+                term.enter('y');
+                await term.shows('跑完了');
+                assert.ok(fs.existsSync(path.join(term.cwd, 'X')), '答了 y：看到的 touch X 执行了');
+                const result = fake.requests[1].body.messages.at(-1).content;
+                assert.ok(result.includes('[REDACTED:OPENAI_API_KEY]') && !result.includes(OPENAI_KEY), result);
                 term.enter('/exit');
                 await term.exited();
                 assertNoRejections(fake);
