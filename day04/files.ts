@@ -59,13 +59,11 @@ export function registerFileTools(): void {
         }, ['path']),
         run(args) {
             const file = stringArg(args, 'path');
-            let text: string;
             try {
-                text = pageOf(path.resolve(file), args.offset);
+                return pageOf(path.resolve(file), args.offset);
             } catch (e) {
                 return `读取文件失败：${(e as Error).message}`;
             }
-            return text;
         },
     });
 

@@ -66,13 +66,11 @@ export function registerFileTools(): void {
         }, ['path']),
         run(args) {
             const file = stringArg(args, 'path');
-            let text: string;
             try {
-                text = pageOf(safePath(file), args.offset);
+                return pageOf(safePath(file), args.offset);
             } catch (e) {
                 return `读取文件失败：${(e as Error).message}`;
             }
-            return text;
         },
     });
 
