@@ -135,8 +135,8 @@ function dotEnvText(): string {
 }
 
 // Day 8：没有信任的文件夹，它的 .env 不是密钥的来源：克隆来的 .env 写上 NPM_TOKEN="x; touch X"，含这段文字的命令、输出
-// 就会被当成「你的密钥」换掉。信任问题答完之前照旧算（问题里列出的 .env 变量也脱敏）。不信任时只留下 Agent 自己在用的
-// 模型密钥（它可能正来自这个 .env）：它每次都发往模型服务，在哪里出现都是密钥
+// 就会被当成「你的密钥」换掉。信任问题答完之前照旧算（交给模型的文字多换掉几处不要紧；信任问题本身不用它，见 realEnv）。
+// 不信任时只留下 Agent 自己在用的模型密钥（它可能正来自这个 .env）：它每次都发往模型服务，在哪里出现都是密钥
 let distrustedKey: string | null = null;
 
 /** redact.ts 收集密钥时用的 .env 变量；没有 .env、读不了（命名管道、设备、太大，启动时已经说过）时是空的。 */
@@ -148,6 +148,10 @@ export function dotEnvSecrets(): NodeJS.Dict<string> {
         return {};
     }
 }
+
+// Day 8：启动时的真实环境：这个模块载入时、loadConfig 把 .env 的变量放进 process.env 之前的样子。信任问题只把这里的密钥
+// 当作「你的」（redact.ts 的 nameOwnSecrets）：问题问的正是这个文件夹的 .env，它写的值不能算
+export const realEnv: Readonly<NodeJS.Dict<string>> = { ...process.env };
 
 /** 信任问题的回答也算 .env 的「状态」：答了不信任之后，redact.ts 下一次脱敏就重新收集。 */
 export function dotEnvDistrusted(): boolean {

@@ -1,9 +1,9 @@
 // —— 加固：文件夹信任 ——
 // Day 8：文件夹信任。克隆来的仓库可以自带 .geekagent/ 配置，把根目录设到文件夹之外、放行 run_shell，
 // 之后的阶段还能让它一启动就运行 MCP 服务器。这样的设置第一次出现时先问一次；回答按文件夹的真实路径
-// 记在用户主目录里。记下的是这些设置的指纹：它们一变（多了一台服务器、换了命令），就再问一次。
+// 记在用户主目录里。记下的是这些设置的指纹（trust-key.ts）：它们一变（多了一台服务器、换了命令、改了一个值），就再问一次。
 // 文件夹的 .env 也是它自己的配置：替环境里的密钥选的模型地址、要交给 Agent 启动的程序的变量，同样列在问题里。
-import { createHash } from 'node:crypto';
+// 问题里的值都是原样：要运行的、要连的、要交给程序的，答 y 之前都看得见（控制字符转义）；只有你自己的密钥换成 ‹名字›。
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,14 +11,16 @@ import type { Color } from './color.js';
 import { dotEnvNeeds } from './config.js';
 import { EOF, isYes, type InputQueue } from './input.js';
 import { isObject, type Json } from './json.js';
-import { redact, withSecretNote } from './redact.js';
+import { nameOwnSecrets } from './redact.js';
+import { whatRuns } from './runs-programs.js';
 import { loadJson, writeJsonAtomic } from './storage.js';
+import { fingerprintOf } from './trust-key.js';
 
 export const TRUST_FILE = path.join(os.homedir(), '.geekagent', 'trusted-folders.json');
 
 interface TrustRecord {
     trusted: boolean;       // 最近记下的回答：答了 y，或在终端里明确答了 n
-    fingerprint: string;    // 那次问的时候列出的那些设置的 sha256
+    fingerprint: string;    // 那次问的时候列出的那些设置的指纹（fingerprintOf）
     trustedBefore?: string[];   // 答过 y 的指纹（新的在后）：设置改回以前信任过的样子，不再问
 }
 
@@ -35,11 +37,12 @@ export function currentFolder(): string {
 
 /**
  * 信任问题里显示来自配置的字符串：普通的词原样显示；带空格、引号或控制字符的显示成 JSON 字符串，
- * 控制字符成了 \u001b 这样的可见转义，配置里藏的终端控制序列改不了问题的样子。
+ * 控制字符成了 \u001b 这样的可见转义，配置里藏的终端控制序列改不了问题的样子。‹ › 也转义：
+ * 问题里的 ‹名字› 只能是换掉的你自己的密钥（nameOwnSecrets），配置里写一个假的冒充不了。
  */
 export function quote(text: string): string {
     if (/^[\p{L}\p{N}_@%+=:,./~*-]+$/u.test(text)) return text;
-    return JSON.stringify(text).replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    return JSON.stringify(text).replace(/[\u007f-\u009f\u2039\u203a]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /**
@@ -51,29 +54,24 @@ export async function trustFolder(needs: string[], ui: TrustUi, queue: InputQueu
     const fromEnv = dotEnvLines();
     if (needs.length === 0 && fromEnv.length === 0) return true;
     const folder = currentFolder();
-    const fingerprint = createHash('sha256').update([...fromEnv, ...needs].join('\n')).digest('hex');
-    const loaded = loadJson(TRUST_FILE);
-    let records: Json | null = {};
-    if (loaded.state === 'error') records = null;
-    if (loaded.state === 'ok') records = isObject(loaded.data) ? loaded.data : null;
+    const { records, fingerprint, problem } = loadRecords([...fromEnv, ...needs]);
     const known = records?.[folder];
     // 旧格式（没有 trustedBefore）记下的「不信任」可能来自管道里随便的一行：不算数，再问一次
     const remembered = isTrustRecord(known) && known.fingerprint === fingerprint && (known.trusted || Array.isArray(known.trustedBefore));
     if (remembered) return rememberedAnswer(known.trusted, ui);
     if (isTrustRecord(known) && trustedFingerprints(known).includes(fingerprint)) return true;
-    const detail = loaded.state === 'error' ? `\n${loaded.message}` : '';   // 不是 JSON 时说清坏在哪一行哪一列
-    if (!records) ui.print('error', `信任记录 ${TRUST_FILE} 已损坏，原样保留；这次的回答不会被记住${detail}`);
+    if (problem) ui.print('error', problem);
 
-    // 最后一行是问题本身：全屏界面把它放在 [y/N] 那一行
+    // 每项一行，说明（whatRuns）缩进在它下面；最后一行是问题本身：全屏界面把它放在 [y/N] 那一行
+    const item = (line: string) => `  - ${line.replaceAll('\n', '\n    ')}`;
     const question = [
-        ...(needs.length ? ['这个文件夹自己的配置（.geekagent/）要：', ...needs.map((line) => `  - ${line}`)] : []),
-        ...(fromEnv.length ? ['这个文件夹的 .env 要：', ...fromEnv.map((line) => `  - ${line}`)] : []),
+        ...(needs.length ? ['这个文件夹自己的配置（.geekagent/）要：', ...needs.map(item)] : []),
+        ...(fromEnv.length ? ['这个文件夹的 .env 要：', ...fromEnv.map(item)] : []),
         '这些设置以你的用户权限生效：只信任你自己写的或检查过的配置。',
         `信任文件夹 ${quote(folder)} 吗？`,
     ].join('\n');
-    // 问题显示原文（要运行的命令、要连的地址都得看得清），只有交给程序的环境变量的值脱敏（dotEnvLines、mcpTrustNeeds）；
-    // 不经过 authorize，所以在这里补上「其中几处是你的密钥」那一行
-    const answer = await askTrust(withSecretNote(question), ui, queue);
+    // 问题只经前端显示在终端上（confirm、print 都写 stdout），不进追踪、对话存档，也不交给模型：所以可以显示原值
+    const answer = await askTrust(nameOwnSecrets(question), ui, queue);
     if (answer.note) ui.print('system', answer.note);
     if (records && answer.remember) {
         try {
@@ -91,20 +89,44 @@ export async function trustFolder(needs: string[], ui: TrustUi, queue: InputQueu
 // 一个文件夹最多记这么多个信任过的指纹（来回切换几套设置够用，记录文件也不会越长越大）
 const MAX_REMEMBERED = 20;
 
-// .env 里要信任才生效的设置（config.ts 记下的），每项一行。脱敏后的值也进指纹，所以换了一个密钥不会再问，换了 NODE_OPTIONS 会
+/**
+ * 读记录、算指纹。指纹算的是问题里的那几行：原值只做了可逆的转义（quote），还没把你的密钥换成 ‹名字›，所以任何一个值变了指纹都变。
+ * 记录文件坏了、密钥用不了（trust-key.ts）：records 是 null，problem 说明原因——照样问，只是这次的回答记不住；坏了的文件原样保留。
+ */
+function loadRecords(settings: string[]): { records: Json | null; fingerprint: string; problem: string } {
+    const unremembered = '这次的回答不会被记住';
+    let fingerprint: string;
+    try {
+        fingerprint = fingerprintOf(settings);
+    } catch (e) {
+        return { records: null, fingerprint: '', problem: `${(e as Error).message}；${unremembered}` };
+    }
+    const loaded = loadJson(TRUST_FILE);
+    if (loaded.state === 'missing') return { records: {}, fingerprint, problem: '' };
+    if (loaded.state === 'ok' && isObject(loaded.data)) return { records: loaded.data, fingerprint, problem: '' };
+    const detail = loaded.state === 'error' ? `\n${loaded.message}` : '';   // 不是 JSON 时说清坏在哪一行哪一列
+    return { records: null, fingerprint, problem: `信任记录 ${TRUST_FILE} 已损坏，原样保留；${unremembered}${detail}` };
+}
+
+// .env 里要信任才生效的设置（config.ts 记下的），每项一行；会让程序运行别的代码的变量，下面多一行说它做什么
 function dotEnvLines(): string[] {
     const { address, vars } = dotEnvNeeds();
     const lines = address ? [`模型地址设为 ${quote(address)}（密钥会发到那里）`] : [];
-    for (const [name, value] of vars) lines.push(`环境变量 ${quoteEnv(name, value)} 交给 Agent 启动的每个程序（命令、MCP 服务器……）`);
+    for (const [name, value] of vars) lines.push(trustItem(`环境变量 ${quoteEnv(name, value)} 交给 Agent 启动的每个程序（命令、MCP 服务器……）`, [name]));
     return lines;
 }
 
+/** 信任问题里的一项：一行设置；它交给程序的变量（envNames）里会让程序运行别的代码的，下面各多一行说它做什么（whatRuns）。 */
+export function trustItem(line: string, envNames: string[]): string {
+    return [line, ...whatRuns(envNames)].join('\n');
+}
+
 /**
- * 信任问题里交给程序的一个环境变量（.env 的、Day 15 mcp.json 的）：问题里别的都显示原文，只有这些值脱敏——
- * 它们不出现在命令行上，传密钥正是它们的常见用途。先脱敏再加引号：引号里的转义会让密钥认不出来。
+ * 信任问题里交给程序的一个环境变量（.env 的、Day 15 mcp.json 的）：名字=值，值原样显示。不因为值像密钥、名字带 KEY 就藏起来：
+ * NODE_OPTIONS 里夹一段 sk-… 就整个藏起来的话，看不见的正是要运行的 --require。
  */
 export function quoteEnv(name: string, value: string): string {
-    return quote(`${name}=${redact(value)}`);
+    return quote(`${name}=${value}`);
 }
 
 function trustedFingerprints(record: unknown): string[] {

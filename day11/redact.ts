@@ -1,7 +1,7 @@
-// Day 8：密钥脱敏。发给模型、写进文件和追踪的文字里，密钥被替换成 [REDACTED:NAME]。确认提示不脱敏（见分隔线下的 withSecretNote）。
+// Day 8：密钥脱敏。发给模型、写进文件和追踪的文字里，密钥被替换成 [REDACTED:NAME]。确认提示不脱敏（见分隔线下的 withSecretNote、nameOwnSecrets）。
 // 调用方必须先脱敏整段文字、再分页或截断：切在密钥中间的半截，这里就认不出来了。
 import fs from 'node:fs';
-import { dotEnvDistrusted, dotEnvSecrets } from './config.js';
+import { dotEnvDistrusted, dotEnvSecrets, realEnv } from './config.js';
 
 // 名字像密钥的变量；AUTHOR（如 GIT_AUTHOR_NAME）不算。PASS、PWD 只认单独的一段（DB_PASS、MYSQL_PWD）：PWD、OLDPWD 是当前目录
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|(^|_)PASS(_|$)|_PWD(_|$)|(^|_)PAT(_|$)|(^|_)AUTH(?!OR)/i;
@@ -59,34 +59,37 @@ function redactShapes(text: string): string {
     return text.replace(TOKEN_SHAPES, '[REDACTED]').replace(URL_PASSWORDS, '$1[REDACTED]@');
 }
 
-/** 环境变量和 .env 里的密钥值（两边不同时都算），长的在前：一个值包含另一个值时不会只换一半。 */
-function secretValues(): [string, string][] {
-    const dotEnv = dotEnvSecrets();
+/** 这些变量里的密钥值 → 变量名（同一个值在几处时记第一处）：名字或值像密钥的变量（isSecretVar），带密码的 URL 里的密码也单独记。 */
+function secretValues(vars: [string, string | undefined][]): Map<string, string> {
     const found = new Map<string, string>();
-    for (const [name, value] of [...Object.entries(process.env), ...Object.entries(dotEnv)]) {
+    for (const [name, value] of vars) {
         if (typeof value !== 'string' || !isSecretVar(name, value)) continue;
         if (!found.has(value)) found.set(value, name);
         const password = URL_PASSWORD.exec(value)?.[2];
         if (password && !found.has(password)) found.set(password, name);   // 密码也可能单独出现在别处
     }
-    // 太短的值（如 KEYTIMEOUT=1）会把普通字符也替换掉，跳过
-    return [...found].filter(([value]) => value.length >= 4).sort((a, b) => b[0].length - a[0].length);
+    return found;
+}
+
+type Secrets = { names: Map<string, string>; pattern: RegExp | null; longest: number };
+
+// 所有值合成一个正则：长的在前，一个值包含另一个值时同一位置先匹配长的，不会只换一半。
+// 太短的值（如 KEYTIMEOUT=1）会把普通字符也替换掉，跳过
+function compile(found: Map<string, string>): Secrets {
+    const secrets = [...found].filter(([value]) => value.length >= 4).sort((a, b) => b[0].length - a[0].length);
+    const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const pattern = secrets.length ? new RegExp(secrets.map(([value]) => escape(value)).join('|'), 'g') : null;
+    return { names: new Map(secrets), pattern, longest: secrets[0]?.[0].length ?? 0 };
 }
 
 // 密钥值只在 .env 变了时重新收集：第一次用到时读一遍、建好一个合并的正则，之后只看 .env 的 stat 变没变。
 // 每次都重读 .env、重建正则的话，每次 MCP 调用多花约 60 µs，一段 20 MiB 的结果多花约 85 ms（npm run bench -- mcp）。
-// 环境变量在启动时定下，运行中不变
-let known: { names: Map<string, string>; pattern: RegExp | null; longest: number } | undefined;
+// 环境变量在启动时定下，运行中不变。两边不同时都算
+let known: Secrets | undefined;
 
-function knownSecrets(): { names: Map<string, string>; pattern: RegExp | null; longest: number } {
+function knownSecrets(): Secrets {
     if (dotEnvChanged()) known = undefined;
-    if (!known) {
-        const secrets = secretValues();
-        const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-        // 按长度排好的分支保证同一位置先匹配最长的值
-        const pattern = secrets.length ? new RegExp(secrets.map(([value]) => escape(value)).join('|'), 'g') : null;
-        known = { names: new Map(secrets), pattern, longest: secrets[0]?.[0].length ?? 0 };
-    }
+    known ??= compile(secretValues([...Object.entries(process.env), ...Object.entries(dotEnvSecrets())]));
     return known;
 }
 
@@ -191,7 +194,7 @@ function redactLiteral(literal: string): string {
 }
 
 /**
- * 确认提示、diff、信任问题显示原文、不脱敏：它们只给终端前的用户看，而脱敏换掉的正是攻击者可以挑的文字
+ * 确认提示、diff 显示原文、不脱敏：它们只给终端前的用户看，而脱敏换掉的正是攻击者可以挑的文字
  * （两行私钥标记中间夹一条命令）。原文里有密钥时，在最后加一行说出有几处、是哪些：
  * 「其中 1 处是你的密钥 OPENAI_API_KEY，1 处像是密钥（私钥）」。认密钥的规则和 redact 是同一份（已知的值、认得出的格式）。
  * 加在最后一行：太长的提示只显示开头和最后一行（input.ts 的 askPaged），这一行总看得到。
@@ -209,3 +212,25 @@ export function withSecretNote(prompt: string): string {
     if (kinds.length) parts.push(`${kinds.length} 处像是密钥（${unique(kinds)}）`);
     return parts.length ? `${prompt}\n（上面显示的是原文，其中 ${parts.join('，')}）` : prompt;
 }
+
+/**
+ * 信任问题（trust.ts）显示原文，只有一处例外：等于你自己的一个密钥的那一段换成 ‹变量名›——只换那一段、不换整个值，
+ * 值像密钥、名字带 KEY 都不是换掉它的理由（GIT_CONFIG_KEY_0=core.fsmonitor 要看得见）。「你自己的」只认启动时的真实环境
+ * （config.ts 的 realEnv）：问题问的正是这个文件夹的 .env，要是它的值也算，克隆来的 .env 写一行 NPM_TOKEN="--require ./x.cjs"，
+ * NODE_OPTIONS 里同样的一段就成了 ‹NPM_TOKEN›，要运行的东西又藏起来了。问题里带引号的值写成了 JSON 字符串（trust.ts 的 quote），
+ * 密钥里的 "、\ 和换行成了 \"、\\、\n，所以转义后的写法也认。
+ */
+export function nameOwnSecrets(text: string): string {
+    if (!own) {
+        const mine = secretValues(Object.entries(realEnv));
+        for (const [value, name] of [...mine]) {
+            const escaped = JSON.stringify(value).slice(1, -1);
+            if (!mine.has(escaped)) mine.set(escaped, name);
+        }
+        own = compile(mine);
+    }
+    const { names, pattern } = own;
+    return pattern ? text.replace(pattern, (value) => `‹${names.get(value)}›`) : text;
+}
+
+let own: Secrets | undefined;   // 真实环境运行中不变：收集一次

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { CONFIG_CAP, readRegularFile } from './config.js';
 import { isObject } from './json.js';
 import { brokenJson } from './storage.js';
-import { quote, quoteEnv } from './trust.js';
+import { quote, quoteEnv, trustItem } from './trust.js';
 
 const DEFAULT_TIMEOUT_MS = 10_000;   // 单个请求的等待上限：服务器不回应时按失败处理，不让 agent 一直挂着
 
@@ -90,15 +90,15 @@ export function expandVars(text: string): string {
     });
 }
 
-// 信任问题里的行：每台配置有效的服务器一行，写出它真正会运行的命令（变量已展开，原样显示）、工作目录和额外的环境变量
-// （只有环境变量的值脱敏，见 quoteEnv）
+// 信任问题里的行：每台配置有效的服务器一行，写出它真正会运行的命令、工作目录和额外的环境变量（变量已展开，都显示原值）；
+// env 里会让程序运行别的代码的变量（NODE_OPTIONS……），下面各多一行说它做什么
 export function mcpTrustNeeds(entries: McpEntry[]): string[] {
     return entries.flatMap(({ name, config }) => {
         if (!config) return [];   // 配置无效的条目根本不会启动
         let line = `启动 MCP 服务器 ${quote(name)}：${[config.command, ...config.args].map(quote).join(' ')}`;
         if (config.cwd) line += `（工作目录 ${quote(config.cwd)}）`;
-        const env = Object.entries(config.env).map(([k, v]) => quoteEnv(k, v));
-        if (env.length) line += `（环境变量 ${env.join(' ')}）`;
-        return [line];
+        const env = Object.entries(config.env);
+        if (env.length) line += `（环境变量 ${env.map(([k, v]) => quoteEnv(k, v)).join(' ')}）`;
+        return [trustItem(line, env.map(([k]) => k))];
     });
 }

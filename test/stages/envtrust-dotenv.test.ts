@@ -127,6 +127,7 @@ for (const stage of stagesFrom('day08')) {
             assert.ok(declined.stdout.includes([
                 '这个文件夹的 .env 要：',
                 '  - 环境变量 "NODE_OPTIONS=--require ./evil.cjs" 交给 Agent 启动的每个程序（命令、MCP 服务器……）',
+                '    NODE_OPTIONS 会让程序运行别的代码：node 每次启动都带上这些选项，--require、--import 会先执行指定的文件',
                 '  - 环境变量 PROBE=from-dotenv 交给 Agent 启动的每个程序（命令、MCP 服务器……）',
                 '这些设置以你的用户权限生效：只信任你自己写的或检查过的配置。',
             ].join('\n')), declined.stdout);

@@ -45,6 +45,11 @@ function leakedPiece(text: string): string | undefined {
     return undefined;
 }
 
+/** 启动时的信任问题（「这个文件夹…」到 [y/N]）：它照原样显示 .env 的值、只到你的终端（见 envtrust-values.test.ts），不算外流。 */
+function trustQuestion(stdout: string): string {
+    return /^这个文件夹[^]*?\[y\/N\]\n/m.exec(stdout)?.[0] ?? '';
+}
+
 /** 请求里除了模型自己说的话（assistant 消息里的工具参数是模型给的，原样回传）以外的全部内容。 */
 function sentToModel(requests: RecordedRequest[]): string {
     return JSON.stringify(requests.map((q) => ({ ...q.body, messages: q.body.messages.filter((m: any) => m.role !== 'assistant') })));
@@ -91,7 +96,9 @@ for (const stage of stagesFrom('day08')) {
             assert.equal(r.code, 0, r.stderr);
             assert.equal(r.requests.length, 3);
             assert.equal(leakedPiece(sentToModel(r.requests)), undefined, '模型收到了密钥的片段');
-            assert.equal(leakedPiece(r.stdout + r.stderr), undefined, '屏幕上出现了密钥的片段');
+            const question = trustQuestion(r.stdout);
+            assert.ok(question.includes(`环境变量 AWS_SECRET_ACCESS_KEY=${DOTENV_AWS} 交给`), question);
+            assert.equal(leakedPiece(r.stdout.replace(question, '') + r.stderr), undefined, '信任问题以外的屏幕上出现了密钥的片段');
             // 结果本身还在：脱敏只换掉密钥
             assert.match(r.results.env_all, /AWS_SECRET_ACCESS_KEY=\[REDACTED:AWS_SECRET_ACCESS_KEY\]\nOPENAI_API_KEY=\[REDACTED:OPENAI_API_KEY\]/);
             assert.match(r.results.page1, /^（文件共 \d+ 个字符，本次读取 0-2000）\n\.{1990}\[REDACT/);
@@ -143,7 +150,9 @@ for (const stage of stagesFrom('day15')) {
                 const prompt = /即将调用 MCP 工具：mcp_echo_echo（来自服务器 echo）\n参数：\n {2}note：[^]*?\n(?=\[y\/N\])/.exec(r.stdout)?.[0] ?? '';
                 assert.ok(prompt.includes(`\n  note："${'x'.repeat(192)}${SHAPES.urlPassword}"\n  url："${ENV.DATABASE_URL}"\n确认执行？\n`), prompt);
                 assert.ok(prompt.endsWith('\n（上面显示的是原文，其中 1 处是你的密钥 DATABASE_URL）\n'), prompt);
-                assert.equal(leakedPiece(r.stdout.replace(prompt, '') + r.stderr), undefined, '确认提示以外的屏幕上出现了密钥的片段');
+                const question = trustQuestion(r.stdout);
+                assert.ok(question.includes('ECHO_VALUE=‹GH_PAT›'), question);
+                assert.equal(leakedPiece(r.stdout.replace(prompt, '').replace(question, '') + r.stderr), undefined, '确认提示、信任问题以外的屏幕上出现了密钥的片段');
                 const index = fs.readFileSync(path.join(cwd, '.geekagent', 'rag', 'index.json'), 'utf8');
                 assert.equal(leakedPiece(index), undefined, '知识库文件里存了密钥');
                 assert.match(r.results.rag_search, /\[REDACTED:NPM_AUTH\]/);
