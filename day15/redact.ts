@@ -216,8 +216,8 @@ export function withSecretNote(prompt: string): string {
 /**
  * 信任问题（trust.ts）显示原文，只有一处例外：等于你自己的一个密钥的那一段换成 ‹变量名›——只换那一段、不换整个值，
  * 值像密钥、名字带 KEY 都不是换掉它的理由（GIT_CONFIG_KEY_0=core.fsmonitor 要看得见）。「你自己的」只认启动时的真实环境
- * （config.ts 的 realEnv）：问题问的正是这个文件夹的 .env，要是它的值也算，克隆来的 .env 写一行 NPM_TOKEN="--require ./x.cjs"，
- * NODE_OPTIONS 里同样的一段就成了 ‹NPM_TOKEN›，要运行的东西又藏起来了。问题里带引号的值写成了 JSON 字符串（trust.ts 的 quote），
+ * （config.ts 的 realEnv）：问题出现时这个文件夹的 .env 还没有被信任（问的正是它），要是它的值也算，克隆来的 .env 写一行
+ * NPM_TOKEN="--require ./x.cjs"，NODE_OPTIONS 里同样的一段就成了 ‹NPM_TOKEN›，要运行的东西又藏起来了。问题里带引号的值写成了 JSON 字符串（trust.ts 的 quote），
  * 密钥里的 "、\ 和换行成了 \"、\\、\n，所以转义后的写法也认。
  */
 export function nameOwnSecrets(text: string): string {
