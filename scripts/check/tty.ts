@@ -2,6 +2,7 @@
 // 不加依赖：Linux 上用 util-linux 的 script（script -qfec 命令 /dev/null）开一个伪终端，命令先用 stty 定好行列再 exec 进 Agent。
 // 像人一样打字：等输出安静至少 1 秒（比章节里教的任何「等一会儿再刷新」都长）再打一行，回车是 \r；结束时明确地 /exit 或 Ctrl+D，
 // 另有一个期限。全屏界面会重画，屏幕上的长文字不可靠：用它的检查只看请求、磁盘和短标记。
+// 界面空闲时还一直重画（比如每秒走的计时器）的 Agent 等不到安静，打不进字，到期限为止。
 // 限制：只支持 Linux（要读 /proc 找出整个会话的进程、结束时一个不留）；macOS 的 BSD script 参数不同（没有 -c、-e），这里没有实现。
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
