@@ -18,7 +18,6 @@ registerFileTools();
 const queue = new InputQueue();   // Day 3：行先排队，确认问题也从这里取回答
 const interactive = Boolean(process.stdin.isTTY);
 let running: AbortController | null = null;   // 进行中的一轮
-let confirming = false;                         // Day 3：正在等 [y/N] 的回答
 
 const BANNER = 'GeekAgent Day 4 — 文件工具与工具注册表（day04）';
 out('system', BANNER);
@@ -41,7 +40,6 @@ const HELP = [
 // Day 3：工具请求确认：先问，下一行就是回答。y / yes 同意，其余拒绝；太长的提示只显示开头，回答 d 分页看全文
 setConfirmFn((prompt) => askPaged(prompt, async (question) => {
     out('tool', question);
-    out('tool', '[y/N] ', false);
     return nextAnswer();
 }, (page) => out('tool', page)));
 
@@ -92,7 +90,7 @@ function handleSignals(): void {
     rl.on('SIGINT', () => {
         if (!running) return queue.push(EOF);
         running.abort();
-        if (confirming) queue.push('');   // Day 3：正在等 [y/N]：替用户答「否」，免得它吞掉下一行输入
+        queue.decline();   // Day 3：正在等 [y/N] 就替用户答「否」，免得它吞掉下一行输入
     });
     // SIGTERM、SIGHUP 也走退出流程：shell 命令留下的进程组在 exit 事件里才会被杀掉
     for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void exit());
@@ -100,15 +98,13 @@ function handleSignals(): void {
 }
 
 /**
- * Day 3：确认问题的回答。管道里的下一行就是回答；终端里只有提问之后打的一行算数，
+ * Day 3：确认问题的回答。管道里的下一行就是回答，回显在 [y/N] 后面；终端里只认 [y/N] 出现之后打的一行（typing.answer），
  * 提前打的行（回复还没出来时敲的 y）留在队里，之后照常当输入处理。
  */
 async function nextAnswer(): Promise<string> {
-    confirming = true;
-    const typed = interactive ? rl.line : '';   // 提问前已经打在行里、还没按回车的字也不算回答
-    const item = await (interactive ? typing.answering(queue.nextFresh()) : queue.next());
-    confirming = false;
-    const answer = item === EOF ? '' : (item.startsWith(typed) ? item.slice(typed.length) : item).trim();
+    if (!interactive) out('tool', '[y/N] ', false);
+    const item = await (interactive ? typing.answer(queue, rl) : queue.next());
+    const answer = item === EOF ? '' : item.trim();
     if (!interactive) out('system', answer);
     return answer;
 }

@@ -12,11 +12,10 @@ export function createPlain(queue: InputQueue, hooks: { onCancel(): boolean; onE
     rl.setPrompt(paint('user', 'You › '));
     rl.on('line', (line) => queue.push(line));
     rl.on('close', () => queue.push(EOF));
-    let confirming = false;
     // Ctrl+C：回复进行中 → 取消这一轮；空闲时 → 退出
     rl.on('SIGINT', () => {
         if (!hooks.onCancel()) return hooks.onExit();
-        if (confirming) queue.push('');   // 正在等 [y/N]：替用户答「否」，免得它吞掉下一行输入
+        queue.decline();   // 正在等 [y/N] 就替用户答「否」，免得它吞掉下一行输入
     });
     endOnClosedPipe(queue, hooks);   // … | head 先关了管道：取消这一轮、结束输入
     let last = '';
@@ -50,12 +49,7 @@ export function createPlain(queue: InputQueue, hooks: { onCancel(): boolean; onE
         // 管道里下一行就是回答；终端里要等用户打一行。y / yes 同意，其余拒绝；太长的提示只显示开头，回答 d 分页看全文
         confirm: (prompt: string) => askPaged(prompt, async (question) => {
             out('tool', question);
-            out('tool', '[y/N] ', false);
-            confirming = true;
-            const answer = await nextAnswer(queue, rl, interactive);
-            confirming = false;
-            if (!interactive) out('system', answer);
-            return answer;
+            return nextAnswer(queue, rl, interactive);
         }, (page) => out('tool', page)),
         setBusy() {},
         refresh() {},
@@ -77,10 +71,12 @@ function endOnClosedPipe(queue: InputQueue, hooks: { onCancel(): boolean }): voi
     });
 }
 
-// 终端里只有提问之后打的一行算数（提前打的行留在队里，之后照常处理）；
-// 提问前已经打在行里、还没按回车的字也不算回答
+// 管道里的下一行就是回答，回显在 [y/N] 后面；终端里只认 [y/N] 出现之后打的一行（typing.answer），
+// 提前打的行留在队里，之后照常处理
 async function nextAnswer(queue: InputQueue, rl: readline.Interface, interactive: boolean): Promise<string> {
-    const typed = interactive ? rl.line : '';
-    const item = await (interactive ? typing.answering(queue.nextFresh()) : queue.next());
-    return item === EOF ? '' : (item.startsWith(typed) ? item.slice(typed.length) : item).trim();
+    if (!interactive) out('tool', '[y/N] ', false);
+    const item = await (interactive ? typing.answer(queue, rl) : queue.next());
+    const answer = item === EOF ? '' : item.trim();
+    if (!interactive) out('system', answer);
+    return answer;
 }

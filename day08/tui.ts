@@ -58,12 +58,17 @@ export class Tui {
     setQueued(n: number): void { this.state.queued = n; this.requestRender(); }
     setConfirming(on: boolean): void { this.state.confirming = on; this.requestRender(); }
 
-    // 确认第 1 步：提示按行钉在日志区底部、[y/N] 上面（不进日志，再多的输出也挤不走），前面是 diff、命令等，最后一行是问题
+    // 确认第 1 步：提示按行钉在日志区底部、输入行上面（不进日志，再多的输出也挤不走），前面是 diff、命令等，最后一行是问题
     showQuestion(prompt: string): void {
         const lines = prompt.split('\n').map((l) => l.trimEnd()).filter((l) => l.trim() !== '');
         if (lines.length === 0) lines.push('确认');
         this.state.question = lines;
-        this.holdDraft();   // 提问前打的字不算回答
+        this.requestRender();
+    }
+
+    // 确认第 2 步：问题显示了一会儿（InputQueue.answer 等的那段时间），输入行才变成 [y/N]
+    promptAnswer(): void {
+        this.holdDraft();   // 之前打了一半的字不算回答
         this.setConfirming(true);
     }
 
@@ -187,14 +192,14 @@ export class Tui {
         }
     }
 
-    // 输入行里提问前打的字先收起来、答完放回：只有提问之后打的字能回答
+    // 输入行里 [y/N] 出现之前打的字先收起来、答完放回：只有 [y/N] 出现之后打的字能回答
     private holdDraft(): void {
         this.draft = this.state.input;
         this.state.input = [];
         this.state.cursor = 0;
     }
 
-    // 答完：钉住的问题按行记进日志，最后一行（问题本身）接上 ' → y/n/d'；提问前打的字放回输入行
+    // 答完：钉住的问题按行记进日志，最后一行（问题本身）接上 ' → y/n/d'；收起来的字放回输入行
     private recordAnswer(mark: string): void {
         const lines = this.state.question.length ? this.state.question : ['确认'];
         lines.forEach((line, i) => this.state.log.append(i === lines.length - 1 ? line + mark : line, 'tool'));

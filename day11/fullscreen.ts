@@ -4,7 +4,7 @@ import type { Chat, ReplyPiece } from './chat.js';
 import type { Color } from './color.js';
 import type { Config } from './config.js';
 import type { FrontEnd } from './frontend.js';
-import { answerMark, askPaged, EOF, type InputQueue } from './input.js';
+import { answerMark, askPaged, EOF, queuedNote, type InputQueue } from './input.js';
 import { getMemories } from './memory.js';
 import { permissionRoot } from './permissions.js';
 import { formatTodos, getTodos } from './planning.js';
@@ -58,8 +58,7 @@ export function createFullScreen(
             tui.setQueued(queue.size);
         },
         onCancel: () => {
-            // 取消时如果正在等确认，先替用户答「否」，让这一轮能结束
-            if (tui.state.confirming) queue.push('');
+            queue.decline();   // 取消时如果正在等确认，先替用户答「否」，让这一轮能结束
             hooks.onCancel();
         },
         onExit: hooks.onExit,
@@ -80,10 +79,15 @@ export function createFullScreen(
             tui.append(`You › ${line}`, 'user');
         },
         setBusy(busy: boolean) { tui.setBusy(busy); },
-        // 输入行变成 [y/N]。只有提问之后提交的一行能回答：之前排队的行留着，之后照常处理。太长的提示回答 d 分页看全文
+        // 问题钉在输入行上面，过一会儿输入行才变成 [y/N]：只认那之后提交的一行（见 InputQueue.answer），之前排队、
+        // 提交的行留着，之后照常处理。太长的提示回答 d 分页看全文
         confirm: (prompt: string) => askPaged(prompt, async (question) => {
             tui.showQuestion(question);
-            const item = await queue.nextFresh();
+            const item = await queue.answer({
+                prompt: () => tui.promptAnswer(),
+                typing: () => false,   // 输入行里打了一半的字，promptAnswer() 已经收起来了，答完放回
+                early: (line) => { if (line.trim()) tui.append(queuedNote(line), 'system'); },
+            });
             const answer = item === EOF ? '' : item;
             tui.answerQuestion(answerMark(answer));
             tui.setQueued(queue.size);

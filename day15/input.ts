@@ -10,6 +10,7 @@ export class InputQueue {
     private waiters: ((item: InputItem) => void)[] = [];
 
     push(item: InputItem): void {
+        if (this.asking) return this.offer(this.asking, item);   // 终端里正在等 [y/N] 的回答（见分隔线以下）
         const waiter = this.waiters.shift();
         if (waiter) waiter(item);
         else this.items.push(item);
@@ -26,7 +27,7 @@ export class InputQueue {
         return this.items.filter((i) => i !== EOF).length;
     }
 
-    // —— 加固：EOF 留在队首；终端作答只认提问之后的输入；长的确认提示 ——
+    // —— 加固：EOF 留在队首；终端里只认 [y/N] 出现之后打的回答；长的确认提示 ——
 
     private keepEof(item: InputItem): InputItem {
         if (item === EOF && this.items[0] !== EOF) this.items.unshift(EOF);
@@ -34,16 +35,53 @@ export class InputQueue {
         return item;
     }
 
-    /** Day 4：终端里回答 [y/N] 用：只取此刻之后 push 的一项，已经排队的行留在原处；输入已经结束就是 EOF。 */
-    nextFresh(): Promise<InputItem> {
+    private asking: Asking | null = null;   // 终端里正在等的一个 [y/N]
+
+    /**
+     * Day 3：终端里等 [y/N] 的回答（问题已经显示）。已经排队的行、问题显示之后 ANSWER_SETTLE_MS 之内到的行、[y/N] 出现时
+     * 已经打了一半的那一行，都是提问之前打的：照常排队、之后当作一句话处理，交给 hooks.early 告诉用户。等够了才调用
+     * hooks.prompt() 显示 [y/N]，之后打的第一行才是回答。输入已经结束就是 EOF；decline() 给的是 ''，也就是「否」。
+     */
+    answer(hooks: AnswerHooks): Promise<InputItem> {
         if (this.items.includes(EOF)) return Promise.resolve((this.last = EOF));
-        return new Promise((resolve) => this.waiters.push((item) => {
-            if (item === EOF) this.items.push(EOF);   // 排在已经排队的行之后：它们照常处理完才退出
-            resolve((this.last = item));
-        }));
+        for (const item of this.items) if (item !== EOF) hooks.early(item);
+        return new Promise((resolve) => {
+            const asking: Asking = { hooks, resolve, open: false, begun: false };
+            this.asking = asking;
+            // 计时到了，再让事件循环读一遍已经到了的输入（setImmediate 排在下一次读 I/O 之后）才显示 [y/N]：
+            // 机器忙时计时器和按键都会晚到，这样 [y/N] 出现之前已经到了的字，一定算提问之前打的
+            setTimeout(() => setImmediate(() => {
+                if (this.asking !== asking) return;   // 已经有了结果：Ctrl+C 答了否，或者输入结束了
+                hooks.prompt();
+                asking.begun = hooks.typing();
+                asking.open = true;
+            }), ANSWER_SETTLE_MS);
+        });
     }
 
-    /** Day 8：最近交出去的一项（next、nextFresh）。信任问题据此分辨「终端里明确答了 n」和空回车、Ctrl+C、输入结束。 */
+    /** Ctrl+C、Esc 取消这一轮时调用：正在等的 [y/N]（还没显示出来也算）马上得到 ''，即「否」。没在等就什么也不做。 */
+    decline(): void {
+        if (this.asking) this.settle(this.asking, '');
+    }
+
+    // 等回答时来了一项：[y/N] 出现之前到的行、出现时已经开始打的那一行，照常排队；之后的一行就是回答，EOF 也结束等待
+    private offer(asking: Asking, item: InputItem): void {
+        if (item !== EOF && (!asking.open || asking.begun)) {
+            asking.begun = false;
+            this.items.push(item);
+            asking.hooks.early(item);
+            return;
+        }
+        if (item === EOF) this.items.push(EOF);   // 排在已经排队的行之后：它们照常处理完才退出
+        this.settle(asking, item);
+    }
+
+    private settle(asking: Asking, item: InputItem): void {
+        this.asking = null;
+        asking.resolve((this.last = item));
+    }
+
+    /** Day 8：最近交出去的一项（next、answer）。信任问题据此分辨「终端里明确答了 n」和空回车、Ctrl+C、输入结束。 */
     last: InputItem | undefined;
 
     /** Day 8：看下一项但不取走（还没有就等它来）。管道里不是回答的一行，信任问题不拿去当回答，留给之后当输入。 */
@@ -54,6 +92,32 @@ export class InputQueue {
             resolve(item);
         }));
     }
+}
+
+// Day 3：问题显示出来以后，先等这么久才显示 [y/N]、才收回答。人看完一个问题再按键，远比这慢；比这还快到的按键只能是
+// 提问之前就打好的——机器忙的时候，终端常常晚一点才把按键送到。别的工具也这样防：sudo 提问之前先清掉提前打的字，
+// 浏览器的安全对话框出现后，按钮先禁用一会儿。
+const ANSWER_SETTLE_MS = 500;
+
+/** 终端里等回答时，前端替队列做的三件事（见 InputQueue.answer）。 */
+export interface AnswerHooks {
+    prompt(): void;              // 显示 [y/N]
+    typing(): boolean;           // 输入行里有没有打了还没回车的字
+    early(line: string): void;   // 提问之前打的一行（也可能是空行）排进了队：告诉用户
+}
+
+interface Asking {
+    hooks: AnswerHooks;
+    resolve(item: InputItem): void;
+    open: boolean;    // [y/N] 已经显示：之后打的一行是回答
+    begun: boolean;   // [y/N] 出现时那一行已经打了一半：它回车后也只是排队
+}
+
+/** 提问之前打的一行怎么告诉用户：它不算回答，排在队里，之后当作一句话处理。太长的只显示开头。 */
+export function queuedNote(line: string): string {
+    const chars = Array.from(line.trim());
+    const shown = chars.length > 40 ? `${chars.slice(0, 40).join('')}…` : chars.join('');
+    return `（问题出现前打的，已排队，不算回答：${shown}）`;
 }
 
 // ---- 长的确认提示：只显示开头和大小，回答 d 分页看全文 ----

@@ -6,6 +6,8 @@
 // 限制：回复进行中打了一长串折到下一行、又没按回车的字，提示符重画时会擦掉它上面的一行。
 import type { Interface } from 'node:readline';
 import { Writable } from 'node:stream';
+import { out } from './color.js';
+import { queuedNote, type InputItem, type InputQueue } from './input.js';   // Day 3：[y/N] 的回答从输入队列里取
 
 let open = false;   // 正在等输入：readline 写的照常显示
 let ahead = 0;      // 闸关着时按了回车、还没轮到的非空行（管道输入的行都算在这里）
@@ -41,11 +43,30 @@ export const typing = {
         ahead--;
         return true;
     },
-    /** Day 3：等 [y/N] 的回答时开闸，答完（或 Ctrl+C、输入结束）再关上。 */
-    async answering<T>(wait: Promise<T>): Promise<T> {
-        open = true;
+    /**
+     * Day 3：终端里等 [y/N] 的回答（哪一行算回答见 InputQueue.answer）。[y/N] 出现了才开闸，回显你打的回答；
+     * 提问之前打的行显示成「已排队」，轮到它时照样替它打出 You › …。答完（或 Ctrl+C、输入结束）再关上闸。
+     */
+    async answer(queue: InputQueue, rl: Interface): Promise<InputItem> {
+        let asked = false;   // [y/N] 已经显示
+        const ask = () => {
+            out('tool', '[y/N] ', false);
+            asked = open = true;
+        };
         try {
-            return await wait;
+            return await queue.answer({
+                prompt: ask,
+                typing: () => rl.line !== '',
+                early(line) {
+                    if (line.trim()) {
+                        // [y/N] 出现之后才回车的一行（开始打它时还没有 [y/N]）回显过了，submitted() 当它已在屏幕上；
+                        // 可它要等轮到时才当作一句话处理，那时还得替它打出 You › …
+                        if (asked) ahead++;
+                        out('system', queuedNote(line));
+                    }
+                    if (asked) ask();   // 回车把光标带到了下一行：重新显示 [y/N]、开闸
+                },
+            });
         } finally {
             open = false;
         }

@@ -99,7 +99,7 @@ describe('终端里的信任回答', { skip: noTmux }, () => {
                     const question = await other.shows('[y/N]');
                     if (stage === 'day15') assert.match(question, /MCP 等待信任回答/);
                     assert.doesNotMatch(question, /连接中/);
-                    other.enter('hello');
+                    await other.answer('hello');
                     await other.shows('没有明确答 n');
                     other.enter('/exit');
                     await other.exited();
@@ -110,8 +110,7 @@ describe('终端里的信任回答', { skip: noTmux }, () => {
 
                 const no = start();
                 try {
-                    await no.shows('[y/N]');
-                    no.enter('n');
+                    await no.answer('n');
                     await no.shows('已记下：不信任');
                     no.enter('/exit');
                     await no.exited();

@@ -62,7 +62,7 @@ for (const stage of stagesFrom('day04')) {
                 const trustAsked = day15 ? 1 : 0;
                 if (day15) {
                     await term.shows('信任文件夹');
-                    term.enter('y');
+                    await term.answer('y');
                 }
 
                 // 一轮：输入 → 确认 y → 等工具真的在跑 → Ctrl+C → 这一轮撤销，Agent 还活着
@@ -71,7 +71,7 @@ for (const stage of stagesFrom('day04')) {
                     round++;
                     term.enter(`round ${round}`);
                     await waitUntil(`${what}：确认提示`, () => term.count('[y/N]') >= round + trustAsked, () => term.text(true));
-                    term.enter('y');
+                    await term.answer('y');
                     await waitUntil(`${what}：开始执行`, running, () => term.text(true));
                     term.press('C-c');
                     await waitUntil(`${what}：本轮撤销`, () => term.count('已中断') >= round, () => term.text(true));

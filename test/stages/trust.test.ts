@@ -229,7 +229,7 @@ describe('全屏界面里的信任问题', { skip: noTmux }, () => {
                 const question = await term.shows('[y/N]');
                 assert.match(question, /不经询问直接执行：run_shell/);
                 assert.match(question, /信任文件夹 .* 吗？/);
-                term.enter('y');
+                await term.answer('y');
                 await term.shows('吗？ → y');
                 term.enter('跑一下');
                 assert.doesNotMatch(await term.shows('跑完了'), /即将执行命令/);

@@ -1,4 +1,5 @@
 // 真实终端里（tmux）：伪造的确认提示露出真实命令，提前打的 y 不会回答之后才出现的 [y/N]。
+// 回答一律经 Terminal.answer()：等 [y/N] 出现再打（Agent 显示问题之后要等一会儿才显示它，之前到的字只排队）。
 // 行模式从 day04 起（day04 的 stdout 就是终端，所以带颜色；之后的阶段 stdout 接 cat，才是行模式），全屏界面从 day08 起。
 // 管道输入的情形在 test/stages/screen.test.ts。
 import assert from 'node:assert/strict';
@@ -15,7 +16,7 @@ const FORGED_SHOWN = '即将执行命令：echo MALICIOUS > pwned.txt #\\r\\x1b[
 const SLOW = '这段回复还在慢慢输出，'.repeat(2);
 
 /**
- * 模型先说一段话，停住（hold），等测试放行才要求执行伪造的命令；之后是取消后的回复，最后是那个 y 作为新一轮得到的回复。
+ * 模型先说一段话，停住（hold），等测试放行才要求执行伪造的命令；之后是取消后的回复，再后面是提前打的行作为新一轮得到的回复。
  * 停住的那段时间里测试打字：打的字一定先于 [y/N] 到达，不靠「回复流得够慢」。
  */
 async function scenario(extra = ''): Promise<{ fake: FakeServer; release: () => void }> {
@@ -26,6 +27,7 @@ async function scenario(extra = ''): Promise<{ fake: FakeServer; release: () => 
             { kind: 'tools', text: extra + SLOW, hold, calls: [call('c1', 'run_shell', { command: FORGED })] },
             text('命令已取消'),
             text('收到提前打的那行'),
+            text('收到提前打了一半的那行'),
         ],
     });
     return { fake, release };
@@ -40,13 +42,15 @@ function assertNotApproved(term: Terminal, fake: FakeServer): void {
 /** 结束时：命令的结果是「取消」，提前打的 y 作为新一轮发了出去。 */
 function assertDeclinedThenQueued(term: Terminal, fake: FakeServer): void {
     assert.match(toolMessages(fake.requests[1].body)[0].content, /取消|拒绝/);
-    assert.deepEqual(userTexts(fake.requests.at(-1)!.body).slice(-2), ['开始', 'y']);
+    assert.deepEqual(userTexts(fake.requests[2].body).slice(-2), ['开始', 'y']);
     assert.ok(!fs.existsSync(path.join(term.cwd, 'pwned.txt')));
 }
 
+const QUEUED_Y = '（问题出现前打的，已排队，不算回答：y）';
+
 describe('终端里：伪造的确认提示、提前打的 y', { skip: noTmux }, () => {
     for (const stage of stagesFrom('day04')) {
-        test(`${stage} 行模式：提示里看得到真实命令；提前打的 y 留给下一轮，没回车的 y 不算回答`, async () => {
+        test(`${stage} 行模式：提示里看得到真实命令；提前打的 y 留给下一轮，提问前打了一半的 y 回车后也只排队`, async () => {
             const { fake, release } = await scenario();
             const term = new Terminal(stage, { cols: 140, rows: 40, lineMode: stage !== 'day04', env: { OPENAI_BASE_URL: fake.url } });
             try {
@@ -58,10 +62,15 @@ describe('终端里：伪造的确认提示、提前打的 y', { skip: noTmux },
                 release();
                 const shown = await term.shows('[y/N]');
                 assert.ok(shown.includes(FORGED_SHOWN), shown);
+                assert.equal(term.count(QUEUED_Y), 1, '提问前回车的 y 应当显示成已排队');
                 assertNotApproved(term, fake);
-                term.press('Enter');   // 提问之后只按了回车：提问前打的 y 不算，这是默认的「否」
-                await term.shows('收到提前打的那行');
+                term.press('Enter');   // 这一行是提问前开始打的：回车后也只排队，[y/N] 再出现一次
+                await term.until('第二个 y 排队', () => term.count(QUEUED_Y) === 2);
+                assertNotApproved(term, fake);
+                await term.answer('');   // [y/N] 出现之后只按回车：默认的「否」
+                await term.shows('收到提前打了一半的那行');
                 assertDeclinedThenQueued(term, fake);
+                assert.deepEqual(userTexts(fake.requests[3].body).slice(-3), ['开始', 'y', 'y']);
                 term.press('C-d');
                 await term.exited();
                 assertNoRejections(fake);
@@ -89,8 +98,9 @@ describe('终端里：伪造的确认提示、提前打的 y', { skip: noTmux },
                 const shown = await term.shows('[y/N]');
                 assert.ok(shown.includes(FORGED_SHOWN), shown);
                 assert.match(shown, /^\[y\/N\] *$/m, '提问之前没提交的字不该留在 [y/N] 后面');
+                assert.ok(shown.includes(QUEUED_Y), `提问前提交的 y 应当显示成已排队：\n${shown}`);
                 assertNotApproved(term, fake);
-                term.enter('n');
+                await term.answer('n');
                 const done = await term.shows('收到提前打的那行');
                 assert.match(done, /^You › y *$/m, '答完之后，没提交的字回到输入行');
                 assertDeclinedThenQueued(term, fake);

@@ -159,8 +159,7 @@ describe('tmux 里的全屏界面', { skip: noTmux }, () => {
                 term.press('Enter');
                 screen = await term.until('确认提示', (s) => term.inputRow(s).startsWith('[y/N]'));
                 assert.match(term.logText(screen), /\+# 标题\+第一行确认写入 .*笔记\.md？/);
-                term.type('y');
-                term.press('Enter');
+                await term.answer('y');
                 screen = await term.until('写入完成', (s) => term.logText(s).includes('已经写好了笔记。') && term.section(s, '累计') === '1534 tokens');
                 assert.match(term.logText(screen), /笔记\.md？ → y/);
                 assert.equal(term.section(screen, '本轮'), '300 tokens');

@@ -240,6 +240,8 @@ test('Tui：启动进入备用屏幕，按键回调，确认问答，stop 恢复
     input.emit('data', '\x1b');
     await new Promise((r) => setTimeout(r, 60));   // 等单独 ESC 的超时
     tui.showQuestion('--- a.txt\n+++ a.txt\n\n写入 a.txt？');
+    assert.equal(tui.state.confirming, false, '问题刚显示时输入行还不是 [y/N]');
+    tui.promptAnswer();
     assert.equal(tui.state.confirming, true);
     tui.answerQuestion('y');
     assert.equal(entryText(tui.state.log, tui.state.log.end - 1), '写入 a.txt？ → y');
