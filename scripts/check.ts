@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { initFolder } from './check/init.js';
 import { formatResult, runChecks, summary } from './check/report.js';
+import { STAGE_DAYS } from './days.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // 文件夹相对于敲命令的目录：npm run 把 cwd 换成了仓库根目录，原来的在 INIT_CWD 里
@@ -13,10 +14,7 @@ const HERE = process.env.INIT_CWD ?? process.cwd();
 const USAGE = '用法：npm run check -- <天 1–15> [文件夹] [--only N] [--init]\n例如：npm run check -- 4 my-day04';
 
 /** 本仓库里含第 day 天的阶段。 */
-export function stageFor(day: number): string {
-    const end = [1, 4, 8, 11, 15].find((d) => d >= day)!;
-    return `day${String(end).padStart(2, '0')}`;
-}
+const stageFor = (day: number): string => Object.keys(STAGE_DAYS).find((stage) => STAGE_DAYS[stage].includes(day))!;
 
 function fail(message: string): never {
     console.error(message);

@@ -4,8 +4,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { clip } from './harness.js';
-import { Miss, type Check } from './types.js';
+import { runLearner, type LearnerOptions } from './harness.js';
+import { limiter } from './limit.js';
+import { clip } from './look.js';
+import { play } from './play.js';
+import type { Spawner } from './spawn.js';
+import { Miss, type Check, type CheckContext, type Played, type Scenario } from './types.js';
 
 const DAYS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'days');
 
@@ -24,15 +28,29 @@ export async function checksOf(day: number): Promise<Check[]> {
     return mod.checks;
 }
 
-async function runOne(check: Check, entry: string): Promise<CheckResult> {
+async function runOne(check: Check, ctx: CheckContext): Promise<CheckResult> {
     const start = Date.now();
     try {
-        await check.run(entry);
+        if ('scenario' in check) check.expect(await ctx.play(check.scenario));
+        else await check.run(ctx);
         return { check, ok: true, ms: Date.now() - start };
     } catch (error) {
         const miss = error instanceof Miss ? error : new Miss('检查跑完', `检查自己出错：${(error as Error)?.stack ?? String(error)}`);
         return { check, ok: false, miss, ms: Date.now() - start };
     }
+}
+
+/** 这次 runChecks 的检查共用的：同一个剧本对同一个入口只跑一次（几个检查看同一次运行的不同方面）。 */
+function context(entry: string, extra: Partial<LearnerOptions>): CheckContext {
+    const played = new Map<Scenario, Promise<Played>>();
+    return {
+        entry,
+        play(scenario) {
+            if (!played.has(scenario)) played.set(scenario, play(entry, scenario, extra));
+            return played.get(scenario)!;
+        },
+        learner: (opts) => runLearner(entry, { ...extra, ...opts }),
+    };
 }
 
 export interface RunOptions {
@@ -41,31 +59,17 @@ export interface RunOptions {
     filter?: (check: Check) => boolean;     // 只跑其中一部分（测试用）
     parallel?: number;                      // 同一天同时跑几项，缺省 2（2 核机器上每天 30 秒以内）
     onResult?: (result: CheckResult) => void; // 每项一出结果就按原顺序报告（命令行边跑边打印）
-}
-
-/** 最多 size 件事同时做。 */
-function limiter(size: number) {
-    let active = 0;
-    const waiting: Array<() => void> = [];
-    return async <T>(job: () => Promise<T>): Promise<T> => {
-        while (active >= size) await new Promise<void>((resolve) => waiting.push(resolve));
-        active++;
-        try {
-            return await job();
-        } finally {
-            active--;
-            waiting.shift()?.();
-        }
-    };
+    spawner?: Spawner;                      // 怎样启动学习者的 Agent：缺省经管道
 }
 
 /** 跑这些天的检查：一天跑完再跑下一天；同一天的几项同时跑，结果按检查的顺序返回。 */
 export async function runChecks(opts: RunOptions): Promise<CheckResult[]> {
     const all: CheckResult[] = [];
+    const ctx = context(opts.entry, { spawner: opts.spawner });
     for (const day of opts.days) {
         const limit = limiter(opts.parallel ?? 2);
         const checks = (await checksOf(day)).filter(opts.filter ?? (() => true));
-        const pending = checks.map((check) => limit(() => runOne(check, opts.entry)));
+        const pending = checks.map((check) => limit(() => runOne(check, ctx)));
         for (const result of pending) {
             const r = await result;
             opts.onResult?.(r);

@@ -6,28 +6,18 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
+import { limiter } from '../../scripts/check/limit.js';
 import { checksOf, formatResult, runChecks } from '../../scripts/check/report.js';
+import { STAGE_DAYS } from '../../scripts/days.js';
 import { compiledEntry } from '../helpers/compiled.js';
 import { REPO_ROOT } from '../helpers/run-stage.js';
 import { workdir } from '../helpers/workdir.js';
 
-let running = 0;
-const waiting: Array<() => void> = [];
-async function limited<T>(job: () => Promise<T>): Promise<T> {
-    while (running >= 3) await new Promise<void>((resolve) => waiting.push(resolve));
-    running++;
-    try {
-        return await job();
-    } finally {
-        running--;
-        waiting.shift()?.();
-    }
-}
+const limited = limiter(3);
 
-const STAGE_END: Record<string, number> = { day01: 1, day04: 4, day08: 8, day11: 11, day15: 15 };
 const ORDER = [8, 4, 2, 3, 1, 6, 5, 7];
-const CASES: [string, number][] = ORDER.flatMap((day) => Object.entries(STAGE_END)
-    .filter(([, end]) => end >= day)
+const CASES: [string, number][] = ORDER.flatMap((day) => Object.entries(STAGE_DAYS)
+    .filter(([, days]) => days.at(-1)! >= day)
     .map(([stage]): [string, number] => [stage, day]));
 
 describe('第 1–8 天的检查：本仓库的阶段全部通过', { concurrency: true }, () => {

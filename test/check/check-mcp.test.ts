@@ -3,21 +3,11 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, test } from 'node:test';
+import { limiter } from '../../scripts/check/limit.js';
 import { formatResult, runChecks } from '../../scripts/check/report.js';
 import { REPO_ROOT } from '../helpers/run-stage.js';
 
-let running = 0;
-const waiting: Array<() => void> = [];
-async function limited<T>(job: () => Promise<T>): Promise<T> {
-    while (running >= 3) await new Promise<void>((resolve) => waiting.push(resolve));
-    running++;
-    try {
-        return await job();
-    } finally {
-        running--;
-        waiting.shift()?.();
-    }
-}
+const limited = limiter(3);
 
 const SOLUTION = 'test/check/solution-day15';
 const CASES: [string, number][] = [

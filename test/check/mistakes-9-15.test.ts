@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
+import { limiter } from '../../scripts/check/limit.js';
 import { checksOf, formatResult, runChecks } from '../../scripts/check/report.js';
 import { REPO_ROOT } from '../helpers/run-stage.js';
 import { workdir } from '../helpers/workdir.js';
@@ -58,18 +59,7 @@ function brokenCopy(m: Mistake): string {
     return path.join(dir, 'index.ts');
 }
 
-let running = 0;
-const waiting: Array<() => void> = [];
-async function limited<T>(job: () => Promise<T>): Promise<T> {
-    while (running >= 4) await new Promise<void>((resolve) => waiting.push(resolve));
-    running++;
-    try {
-        return await job();
-    } finally {
-        running--;
-        waiting.shift()?.();
-    }
-}
+const limited = limiter(4);
 
 describe('第 9–15 天的检查查得出常犯的错', { concurrency: true }, () => {
     for (const m of MISTAKES) {

@@ -2,9 +2,7 @@
 // 期限只是兜底：给得很宽，繁忙的 2 核机器（另一套测试同时在跑）上也不会误判；事情一发生就立刻往下走，所以不拖慢测试。
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-
-/** 等一件事的总期限：一次运行从启动到退出、一行字出现在屏幕上，都按这个算。 */
-export const DEADLINE_MS = 90_000;
+import { DEADLINE_MS } from '../../scripts/check/spawn.js';
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
