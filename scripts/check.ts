@@ -1,6 +1,7 @@
-// npm run check -- <天> [文件夹] [--only N] [--init]
+// npm run check -- <天> [文件夹] [--only N] [--init] [--quiet 毫秒]
 // 用黑盒检查跑学习者自己写的 Agent（文件夹/index.ts）：第 1 天到第 N 天（或只第 N 天）每个想法一项，✔ / ✘。
 // 文件夹缺省是本仓库里含第 N 天的阶段。--init：把第 N 天之前的阶段复制进文件夹，作为自己写第 N 天的起点。
+// --quiet：Agent 的输出静了多久才算它在等输入、打下一行（缺省 200 毫秒，见 check/typist.ts）。
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,7 +12,7 @@ import { STAGE_DAYS } from './days.js';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // 文件夹相对于敲命令的目录：npm run 把 cwd 换成了仓库根目录，原来的在 INIT_CWD 里
 const HERE = process.env.INIT_CWD ?? process.cwd();
-const USAGE = '用法：npm run check -- <天 1–15> [文件夹] [--only N] [--init]\n例如：npm run check -- 4 my-day04';
+const USAGE = '用法：npm run check -- <天 1–15> [文件夹] [--only N] [--init] [--quiet 毫秒]\n例如：npm run check -- 4 my-day04';
 
 /** 本仓库里含第 day 天的阶段。 */
 const stageFor = (day: number): string => Object.keys(STAGE_DAYS).find((stage) => STAGE_DAYS[stage].includes(day))!;
@@ -22,11 +23,12 @@ function fail(message: string): never {
 }
 
 async function main(argv: string[]): Promise<number> {
-    const flags = { only: undefined as number | undefined, init: false };
+    const flags = { only: undefined as number | undefined, init: false, quiet: undefined as number | undefined };
     const rest: string[] = [];
     for (let i = 0; i < argv.length; i++) {
         if (argv[i] === '--init') flags.init = true;
         else if (argv[i] === '--only') flags.only = Number(argv[++i]);
+        else if (argv[i] === '--quiet') flags.quiet = Number(argv[++i]);
         else if (argv[i] === '-h' || argv[i] === '--help') return (console.log(USAGE), 0);
         else rest.push(argv[i]);
     }
@@ -35,6 +37,7 @@ async function main(argv: string[]): Promise<number> {
     if (flags.only !== undefined && (!Number.isInteger(flags.only) || flags.only < 1 || flags.only > day)) {
         fail(`--only 要跟 1–${day} 之间的一天\n${USAGE}`);
     }
+    if (flags.quiet !== undefined && !(flags.quiet >= 0)) fail(`--quiet 要跟一个毫秒数\n${USAGE}`);
     const folder = rest[1] ? path.resolve(HERE, rest[1]) : path.join(ROOT, stageFor(day));
     if (flags.init) {
         if (!rest[1]) fail(`--init 要给一个新文件夹，例如：npm run check -- ${day} my-day${String(day).padStart(2, '0')} --init`);
@@ -45,7 +48,7 @@ async function main(argv: string[]): Promise<number> {
 
     const days = flags.only !== undefined ? [flags.only] : Array.from({ length: day }, (_, i) => i + 1);
     console.log(`检查 ${path.relative(HERE, entry)}：${days.length === 1 ? `第 ${days[0]} 天` : `第 1–${day} 天`}\n`);
-    const results = await runChecks({ entry, days, onResult: (r) => console.log(formatResult(r)) });
+    const results = await runChecks({ entry, days, quietMs: flags.quiet, onResult: (r) => console.log(formatResult(r)) });
     console.log(`\n${summary(results, days)}`);
     return results.every((r) => r.ok) ? 0 : 1;
 }

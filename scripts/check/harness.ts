@@ -1,15 +1,20 @@
 // 像读者那样跑学习者的 Agent：node --import tsx <文件夹>/index.ts，干净的环境变量，新建的工作目录和主目录，
 // OPENAI_BASE_URL 指向本机的假模型（scripts/fake-model/：按请求内容回复，并像真实 API 一样校验请求）。
+// 输入像人打字：一次一行，只在 Agent 等着输入时才打（typist.ts）；最后一行打完、Agent 又在等时关掉 stdin。
 // 不 import 学习者的任何代码；只看得见它发给模型的请求、留在磁盘上的文件、输出里有没有某个标记。
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { text, type FakeReply } from '../fake-model/replies.js';
-import { startFakeOpenAI } from '../fake-model/server.js';
+import { startFakeOpenAI, type RecordedRequest } from '../fake-model/server.js';
 import { nodeCommand, PIPE, type Spawner } from './spawn.js';
+import { QUIET_MS, Typist, type Probe, type Typed } from './typist.js';
+
+/** 一行输入：缺省等 Agent 在等输入时才打；{ ahead } 是不等、紧接着上一行就打的（看提前打的行丢不丢）。 */
+export type Line = string | { ahead: string };
 
 export interface LearnerOptions {
-    lines: string[];                                   // 依次写进 stdin，最后关掉 stdin（EOF）
+    lines: Line[];                                     // 一行一行打（见 typist.ts），打完最后一行、Agent 又在等时关掉 stdin（EOF）
     model?: (body: any, n: number) => FakeReply;       // 按请求内容决定回复；请求一到就调用。缺省回一句短文字
     files?: Record<string, string>;                    // 启动前写进工作目录的文件（可含子目录）
     env?: Record<string, string>;                      // 追加的环境变量
@@ -18,6 +23,8 @@ export interface LearnerOptions {
     afterExit?: () => void | Promise<void>;            // 学习者的进程退出之后、杀掉整组之前调用（检查留下的进程）；超时时不调用
     onOutput?: (stdout: string) => void;               // 每来一块 stdout 就以到此为止的全部输出调用：等回复的前半段显示出来再发后半段
     spawner?: Spawner;                                 // 怎样启动：缺省经管道
+    quietMs?: number;                                  // 输出静了多久才算在等输入，缺省 QUIET_MS
+    probes?: Probe[];                                  // 别的在忙的来源（间谍 MCP 服务器）
 }
 
 /** 一次运行的地方：base 是新建的临时目录，里面是工作目录 work/ 和主目录 home/（base 里还可以放工作目录之外的文件）。 */
@@ -39,6 +46,13 @@ export interface LearnerRun {
     place: Place;
     dir: string;            // 工作目录
     home: string;
+    typed: Typed[];         // 打了哪几行、什么时候（相对启动，毫秒）；forced：等了很久还不像在等，照样打的原因
+    untyped: string[];      // Agent 退出时还没打的行
+    closed?: Typed;         // 什么时候关的 stdin（line 是空的）；Agent 自己先退出了就没有
+    exitedAt?: number;      // 什么时候退出的（相对启动）
+    maxOpen: number;        // 假模型同时没回完的请求最多几个
+    exchanges: RecordedRequest[];   // 假模型收到的每个请求和它回了什么（写运行记录用）
+    quietMs: number;
 }
 
 // 检查进程结束时删掉这次建的临时目录
@@ -79,12 +93,32 @@ export async function runLearner(entry: string, opts: LearnerOptions): Promise<L
             OPENAI_MODEL: 'check-model',
             ...opts.env,
         };
-        const agent = (opts.spawner ?? PIPE).start(nodeCommand(entry), { cwd: place.dir, env, timeoutMs: opts.timeoutMs ?? 20_000 });
+        const spawner = opts.spawner ?? PIPE;
+        const startedAt = Date.now();
+        const agent = spawner.start(nodeCommand(entry), { cwd: place.dir, env, timeoutMs: opts.timeoutMs ?? 20_000 });
         if (opts.onOutput) agent.onOutput(() => opts.onOutput!(agent.stdout()));
-        for (const line of opts.lines) agent.typeLine(line);
-        agent.end();
+        const model = { open: fake.open, count: () => fake.requests.length, lastRequestAt: () => fake.requests.at(-1)?.at ?? 0 };
+        const typist = new Typist(agent, model, opts.probes ?? [], Math.max(opts.quietMs ?? QUIET_MS, spawner.minQuietMs ?? 0));
+        const typed: Typed[] = [];
+        let next = 0;
+        for (; next < opts.lines.length; next++) {
+            const line = opts.lines[next];
+            const forced = typeof line === 'string' ? await typist.idle() : undefined;
+            if (typist.hasExited) break;
+            typed.push({ line: typeof line === 'string' ? line : line.ahead, at: Date.now() - startedAt, ...(forced ? { forced } : {}) });
+            await typist.type(typeof line === 'string' ? line : line.ahead);
+        }
+        let closed: Typed | undefined;
+        if (!typist.hasExited) {
+            const forced = await typist.idle();
+            if (!typist.hasExited) {
+                closed = { line: '', at: Date.now() - startedAt, ...(forced ? { forced } : {}) };
+                agent.end();
+            }
+        }
 
         const code = await agent.exited;
+        const exitedAt = Date.now() - startedAt;
         if (!agent.timedOut()) await opts.afterExit?.();
         agent.killGroup();
         // 组里留下的进程可能还拿着输出管道：杀掉之后最多再等一会儿，把已经写出的字读完
@@ -103,6 +137,13 @@ export async function runLearner(entry: string, opts: LearnerOptions): Promise<L
             place,
             dir: place.dir,
             home: place.home,
+            typed,
+            untyped: opts.lines.slice(next).map((line) => (typeof line === 'string' ? line : line.ahead)),
+            closed,
+            exitedAt,
+            maxOpen: fake.maxOpen(),
+            exchanges: fake.requests,
+            quietMs: typist.quietMs,
         };
     } finally {
         await fake.close();

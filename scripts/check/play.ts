@@ -3,7 +3,7 @@ import path from 'node:path';
 import { text, type FakeReply } from '../fake-model/replies.js';
 import { newPlace, runLearner, writeFiles, type LearnerOptions, type LearnerRun, type Place } from './harness.js';
 import { contentOf, mark, messagesOf } from './look.js';
-import { isAlive, readSpyLog, spyConfig, spyPid } from './spy.js';
+import { isAlive, readSpyLog, spyConfig, spyPid, spyProbe } from './spy.js';
 import type { Played, Rule, Scenario } from './types.js';
 
 /**
@@ -44,6 +44,7 @@ async function once(entry: string, s: Omit<Scenario, 'then'>, place: Place, extr
             timeoutMs: s.timeoutMs,
             place,
             model: modelFor(s, place),
+            probes: spyMarker === undefined ? extra.probes : [...(extra.probes ?? []), spyProbe(log)],
             afterExit: () => {
                 const pid = spyPid(readSpyLog(log));
                 spyAlive = pid !== undefined && isAlive(pid);

@@ -60,12 +60,13 @@ export interface RunOptions {
     parallel?: number;                      // 同一天同时跑几项，缺省 2（2 核机器上每天 30 秒以内）
     onResult?: (result: CheckResult) => void; // 每项一出结果就按原顺序报告（命令行边跑边打印）
     spawner?: Spawner;                      // 怎样启动学习者的 Agent：缺省经管道
+    quietMs?: number;                       // 输出静了多久才算 Agent 在等输入（见 typist.ts），缺省 QUIET_MS；测试用得短些
 }
 
 /** 跑这些天的检查：一天跑完再跑下一天；同一天的几项同时跑，结果按检查的顺序返回。 */
 export async function runChecks(opts: RunOptions): Promise<CheckResult[]> {
     const all: CheckResult[] = [];
-    const ctx = context(opts.entry, { spawner: opts.spawner });
+    const ctx = context(opts.entry, { spawner: opts.spawner, quietMs: opts.quietMs });
     for (const day of opts.days) {
         const limit = limiter(opts.parallel ?? 2);
         const checks = (await checksOf(day)).filter(opts.filter ?? (() => true));

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { clipLines } from './look.js';
+import type { Probe } from './typist.js';
 import type { SpyEntry } from './types.js';
 
 const SPY = path.join(path.dirname(fileURLToPath(import.meta.url)), 'spy-mcp-server.mjs');
@@ -50,3 +51,31 @@ function wireLine(e: SpyEntry): string {
 /** 给 Miss 看的线上摘录。 */
 export const wire = (log: SpyEntry[]): string =>
     (log.length === 0 ? '（空：服务器没有启动）' : clipLines(log.filter((e) => e.kind === 'in' || e.kind === 'out').map(wireLine)));
+
+/**
+ * 打字时看间谍服务器忙不忙：它收到的请求还没回答、它还活着、而且这之后模型没再收到请求（Agent 还在等它）。
+ * 故意不回答的请求（silent）在 Agent 自己放弃、带着结果去问模型之后就不算了。
+ */
+export function spyProbe(file: string): Probe {
+    return {
+        busy(lastRequestAt) {
+            const log = readSpyLog(file);
+            const pid = spyPid(log);
+            if (pid === undefined || log.some((e) => e.kind === 'exit') || !isAlive(pid)) return undefined;
+            const answered = new Set(log.filter((e) => e.kind === 'out').map((e) => {
+                try {
+                    return JSON.stringify(JSON.parse(e.line!).id);
+                } catch {
+                    return '';
+                }
+            }));
+            const waiting = received(log).find((e) => typeof e.msg.method === 'string' && e.msg.id !== undefined
+                && !answered.has(JSON.stringify(e.msg.id)) && e.t > lastRequestAt);
+            return waiting ? `MCP 服务器还没回答 ${waiting.msg.method}（id ${JSON.stringify(waiting.msg.id)}）` : undefined;
+        },
+        servers() {
+            const pid = spyPid(readSpyLog(file));
+            return pid === undefined ? [] : [pid];
+        },
+    };
+}

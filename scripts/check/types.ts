@@ -2,7 +2,7 @@
 // 多数检查是一行表：「打这几行（scenario.lines），模型这样回答（scenario.model），然后看请求、磁盘、输出（expect）」；
 // 几个同一剧本的检查共用一次运行。只有看时机的检查（边到边显示）才自己写 run。
 import type { FakeReply } from '../fake-model/replies.js';
-import type { LearnerOptions, LearnerRun, Place } from './harness.js';
+import type { LearnerOptions, LearnerRun, Line, Place } from './harness.js';
 
 /** 一条规则：最后一条 user 消息含有这个键时怎样回答。 */
 export type Rule = FakeReply | ((body: any) => FakeReply);
@@ -14,7 +14,7 @@ export type Rule = FakeReply | ((body: any) => FakeReply);
 export type Model = Record<string, Rule> | ((place: Place) => (body: any) => FakeReply);
 
 export interface Scenario {
-    lines: string[];                        // 依次打的行（确认的回答 y / n 也是一行）
+    lines: Line[];                          // 依次打的行（确认的回答 y / n 也是一行），每行等 Agent 在等输入时才打
     model?: Model;
     otherwise?: string;                     // 按关键词回答时，别的请求回的一句话，缺省「好的」
     files?: Record<string, string>;         // 启动前写进工作目录的文件

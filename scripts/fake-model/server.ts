@@ -16,11 +16,15 @@ export interface RecordedRequest {
     body: any;              // 解析后的 JSON；解析失败时是原始文本
     rejected?: string;      // 被校验拒绝时的错误信息
     at: number;             // 到达的时刻（Date.now()）
+    reply?: FakeReply;      // 回了什么（被拒绝的请求没有）
+    done?: number;          // 回复发完（或连接断开）的时刻；还在回的请求没有
 }
 
 export interface FakeServer {
     url: string;            // 含 /v1 的 base URL，直接作为 OPENAI_BASE_URL
     requests: RecordedRequest[];
+    open(): number;         // 此刻还没回完的请求数（客户端已经发来、回复还没发完）：npm run check 据此判断 Agent 是否在等模型
+    maxOpen(): number;      // 同时没回完的请求最多有几个：大于 1 说明客户端的两轮对话交叠了
     push(...replies: FakeReply[]): void;
     // 等到至少收到 count 个请求（含被拒绝的），用于"请求发出后再发信号"的取消测试；期限缺省 WAIT_MS
     waitForRequest(count?: number, timeoutMs?: number): Promise<RecordedRequest>;
@@ -114,12 +118,22 @@ export async function startFakeOpenAI(opts: FakeOptions = {}): Promise<FakeServe
     const requests: RecordedRequest[] = [];
     const waiters: Array<() => void> = [];
     let accepted = 0;
+    let open = 0;
+    let maxOpen = 0;
 
     async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+        // 请求一到（还没读完请求体）就算在回：连接断开或回复发完才算回完
+        open++;
+        maxOpen = Math.max(maxOpen, open);
+        let recorded: RecordedRequest | undefined;
+        res.once('close', () => {
+            open--;
+            if (recorded) recorded.done = Date.now();
+        });
         const chunks: Buffer[] = [];
         for await (const chunk of req) chunks.push(chunk as Buffer);
         const raw = Buffer.concat(chunks).toString('utf8');
-        const recorded: RecordedRequest = {
+        recorded = {
             method: req.method ?? '',
             path: (req.url ?? '').split('?')[0],
             headers: { ...req.headers },
@@ -136,6 +150,7 @@ export async function startFakeOpenAI(opts: FakeOptions = {}): Promise<FakeServe
         }
         const reply = queue.shift() ?? script?.(recorded, accepted) ?? fallback;
         accepted++;
+        recorded.reply = reply;
         await answer(res, reply, recorded.body.stream === true, recorded.body.model);
     }
 
@@ -153,6 +168,8 @@ export async function startFakeOpenAI(opts: FakeOptions = {}): Promise<FakeServe
     return {
         url: `http://127.0.0.1:${port}/v1`,
         requests,
+        open: () => open,
+        maxOpen: () => maxOpen,
         push: (...replies) => void queue.push(...replies),
         async waitForRequest(count = 1, timeoutMs = WAIT_MS) {
             const deadline = Date.now() + timeoutMs;

@@ -11,6 +11,7 @@ import { checksOf, formatResult, runChecks } from '../../scripts/check/report.js
 import { STAGE_DAYS } from '../../scripts/days.js';
 import { compiledEntry } from '../helpers/compiled.js';
 import { REPO_ROOT } from '../helpers/run-stage.js';
+import { CHECK_QUIET_MS } from '../helpers/wait.js';
 import { workdir } from '../helpers/workdir.js';
 
 const limited = limiter(3);
@@ -23,7 +24,7 @@ const CASES: [string, number][] = ORDER.flatMap((day) => Object.entries(STAGE_DA
 describe('第 1–8 天的检查：本仓库的阶段全部通过', { concurrency: true }, () => {
     for (const [stage, day] of CASES) {
         test(`${stage} 通过第 ${day} 天的每一项`, async () => {
-            const results = await limited(() => runChecks({ entry: compiledEntry(stage), days: [day] }));
+            const results = await limited(() => runChecks({ entry: compiledEntry(stage), days: [day], quietMs: CHECK_QUIET_MS }));
             assert.ok(results.length >= 2, `第 ${day} 天只有 ${results.length} 项检查`);
             assert.equal(results.filter((r) => !r.ok).map(formatResult).join('\n\n'), '');
         });
@@ -59,7 +60,7 @@ test('每一项检查（第 1–15 天）的「重读」都指向章节里真有
     assert.deepEqual(bad, []);
 });
 
-const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'scripts/check.ts'), ...args], {
+const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'scripts/check.ts'), ...args, '--quiet', String(CHECK_QUIET_MS)], {
     cwd: REPO_ROOT, encoding: 'utf8', env: { PATH: process.env.PATH, INIT_CWD: REPO_ROOT },
 });
 

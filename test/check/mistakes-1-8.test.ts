@@ -9,6 +9,7 @@ import { describe, test } from 'node:test';
 import { limiter } from '../../scripts/check/limit.js';
 import { checksOf, formatResult, runChecks } from '../../scripts/check/report.js';
 import { REPO_ROOT } from '../helpers/run-stage.js';
+import { CHECK_QUIET_MS } from '../helpers/wait.js';
 import { workdir } from '../helpers/workdir.js';
 
 interface Mistake {
@@ -110,7 +111,7 @@ describe('第 1–8 天的检查查得出常犯的错', { concurrency: true }, (
             assert.equal(checks.length, 1, `第 ${m.day} 天名字含「${m.check}」的检查应当恰好一项`);
             const [check] = checks;
             const entry = brokenCopy(m);
-            const [result] = await limited(() => runChecks({ entry, days: [m.day], filter: (c) => c === check }));
+            const [result] = await limited(() => runChecks({ entry, days: [m.day], filter: (c) => c === check, quietMs: CHECK_QUIET_MS }));
             const report = formatResult(result);
             assert.equal(result.ok, false, report);
             assert.ok(report.startsWith(`✘ 第 ${m.day} 天 · ${check.name}\n`), report);
@@ -123,7 +124,7 @@ describe('第 1–8 天的检查查得出常犯的错', { concurrency: true }, (
 
 test('命令行：有一项没通过时退出码 1，报告里是 ✘ 和它的期望、实际、提示、重读', () => {
     const entry = brokenCopy(MISTAKES[0]);
-    const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'scripts/check.ts'), '1', path.dirname(entry)], {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'scripts/check.ts'), '1', path.dirname(entry), '--quiet', String(CHECK_QUIET_MS)], {
         cwd: REPO_ROOT, encoding: 'utf8', env: { PATH: process.env.PATH },
     });
     assert.equal(r.status, 1, r.stdout + r.stderr);

@@ -8,6 +8,7 @@ import { describe, test } from 'node:test';
 import { limiter } from '../../scripts/check/limit.js';
 import { checksOf, formatResult, runChecks } from '../../scripts/check/report.js';
 import { REPO_ROOT } from '../helpers/run-stage.js';
+import { CHECK_QUIET_MS } from '../helpers/wait.js';
 import { workdir } from '../helpers/workdir.js';
 
 interface Mistake {
@@ -68,7 +69,7 @@ describe('第 9–15 天的检查查得出常犯的错', { concurrency: true }, 
             assert.equal(checks.length, 1, `第 ${m.day} 天名字含「${m.check}」的检查应当恰好一项`);
             const [check] = checks;
             const entry = brokenCopy(m);
-            const [result] = await limited(() => runChecks({ entry, days: [m.day], filter: (c) => c === check }));
+            const [result] = await limited(() => runChecks({ entry, days: [m.day], filter: (c) => c === check, quietMs: CHECK_QUIET_MS }));
             const report = formatResult(result);
             assert.equal(result.ok, false, report);
             assert.ok(report.startsWith(`✘ 第 ${m.day} 天 · ${check.name}\n`), report);

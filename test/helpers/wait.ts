@@ -4,6 +4,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { DEADLINE_MS } from '../../scripts/check/spawn.js';
 
+/** 测试里跑 npm run check 的检查时，「输出静了多久才算 Agent 在等输入」（scripts/check/typist.ts；命令行缺省 200 ms）。 */
+export const CHECK_QUIET_MS = 50;
+
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** 轮询到 check 成立；超过期限就失败，报出在等什么，以及 show() 给出的现场（屏幕、输出）。 */

@@ -70,6 +70,7 @@ export const checks: Check[] = [
         name: '确认时输入已经结束（EOF）：算「否」，命令不执行，Agent 照常退出',
         hint: '确认读到输入结束就当作拒绝；之后主循环也读到输入结束，正常退出',
         section: SECTION,
+        // 打完「跑个命令」就没有别的行了：下一次 Agent 在等输入（就是在问要不要执行）时，检查关掉 stdin
         scenario: shell([], mark('SHELLEOF')),
         expect(run) {
             if (ran(run) || run.timedOut || run.code !== 0) {
