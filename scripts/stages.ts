@@ -30,6 +30,7 @@ export function stageFiles(stage: string, keep: (file: string) => boolean): stri
     const out: string[] = [];
     const walk = (dir: string) => {
         for (const e of fs.readdirSync(path.join(ROOT, stage, dir), { withFileTypes: true })) {
+            if (e.name.startsWith('.')) continue;   // 点文件夹不是阶段的源码（npm run check 的 .check/ 运行记录之类）
             const rel = dir ? `${dir}/${e.name}` : e.name;
             if (e.isDirectory()) walk(rel);
             else if (keep(rel)) out.push(rel);

@@ -10,7 +10,10 @@ import { startFakeOpenAI, type RecordedRequest } from '../fake-model/server.js';
 import { nodeCommand, PIPE, type Spawner } from './spawn.js';
 import { QUIET_MS, Typist, type Probe, type Typed } from './typist.js';
 
-/** 一行输入：缺省等 Agent 在等输入时才打；{ ahead } 是不等、紧接着上一行就打的（看提前打的行丢不丢）。 */
+/**
+ * 一行输入：缺省等 Agent 在等输入时才打；{ ahead } 是不等、紧接着上一行就打的（看忙时提前打的行丢不丢）：
+ * 上一行引起的模型回复会停在正文之后，等这一行打进去才发完，所以它一定是在 Agent 忙着的时候到的。
+ */
 export type Line = string | { ahead: string };
 
 export interface LearnerOptions {
@@ -46,6 +49,7 @@ export interface LearnerRun {
     place: Place;
     dir: string;            // 工作目录
     home: string;
+    startedAt: number;      // 启动的时刻（Date.now()）
     typed: Typed[];         // 打了哪几行、什么时候（相对启动，毫秒）；forced：等了很久还不像在等，照样打的原因
     untyped: string[];      // Agent 退出时还没打的行
     closed?: Typed;         // 什么时候关的 stdin（line 是空的）；Agent 自己先退出了就没有
@@ -83,7 +87,13 @@ export async function runLearner(entry: string, opts: LearnerOptions): Promise<L
     const place = opts.place ?? newPlace();
     writeFiles(place.dir, opts.files ?? {});
     const model = opts.model ?? (() => text('好的'));
-    const fake = await startFakeOpenAI({ replies: (req, n) => model(req.body, n) });
+    let gate: { held: Promise<void>; open: () => void } | undefined;   // 下一行是 { ahead } 时：回复停住，等它打进去
+    const reply = (body: any, n: number): FakeReply => {
+        const said = model(body, n);
+        if (!gate || (said.kind !== 'text' && said.kind !== 'tools')) return said;
+        return { ...said, hold: said.hold ? Promise.all([said.hold, gate.held]) : gate.held };
+    };
+    const fake = await startFakeOpenAI({ replies: (req, n) => reply(req.body, n) });
     try {
         const env: Record<string, string> = {
             PATH: process.env.PATH ?? '/usr/bin:/bin',
@@ -105,9 +115,19 @@ export async function runLearner(entry: string, opts: LearnerOptions): Promise<L
             const line = opts.lines[next];
             const forced = typeof line === 'string' ? await typist.idle() : undefined;
             if (typist.hasExited) break;
-            typed.push({ line: typeof line === 'string' ? line : line.ahead, at: Date.now() - startedAt, ...(forced ? { forced } : {}) });
-            await typist.type(typeof line === 'string' ? line : line.ahead);
+            const said = typeof line === 'string' ? line : line.ahead;
+            if (typeof opts.lines[next + 1] === 'object') {
+                let open!: () => void;
+                gate = { held: new Promise<void>((resolve) => { open = resolve; }), open };
+            }
+            typed.push({ line: said, at: Date.now() - startedAt, ...(forced ? { forced } : {}) });
+            await typist.type(said);
+            if (typeof line === 'object') {
+                gate?.open();
+                gate = undefined;
+            }
         }
+        gate?.open();
         let closed: Typed | undefined;
         if (!typist.hasExited) {
             const forced = await typist.idle();
@@ -137,6 +157,7 @@ export async function runLearner(entry: string, opts: LearnerOptions): Promise<L
             place,
             dir: place.dir,
             home: place.home,
+            startedAt,
             typed,
             untyped: opts.lines.slice(next).map((line) => (typeof line === 'string' ? line : line.ahead)),
             closed,

@@ -21,7 +21,7 @@ export async function initFolder(day: number, folder: string, root: string): Pro
     const from = stage ? STAGE_DAYS[stage].at(-1)! : 0;   // 复制来的阶段含的最后一天
     fs.mkdirSync(folder, { recursive: true });
     if (stage) {
-        fs.cpSync(path.join(root, stage), folder, { recursive: true });
+        fs.cpSync(path.join(root, stage), folder, { recursive: true, filter: (src) => !path.basename(src).startsWith('.') });
         console.log(`已把 ${stage} 复制到 ${shown}：第 ${from === 1 ? 1 : `1–${from}`} 天已经写好，从这里接着写。`);
     } else {
         console.log(`已建好空文件夹 ${shown}：第 1 天从头写，入口是 ${shown}/index.ts。`);
@@ -29,7 +29,7 @@ export async function initFolder(day: number, folder: string, root: string): Pro
     const todo = Array.from({ length: day - from }, (_, i) => from + 1 + i);
     console.log(`\n要自己写的是第 ${todo.length === 1 ? todo[0] : `${todo[0]}–${day}`} 天，检查清单：`);
     for (const d of todo) {
-        for (const check of await checksOf(d)) console.log(`☐ 第 ${d} 天 · ${check.name}`);
+        for (const check of await checksOf(d)) console.log(`☐ ${check.optional ? '☆ ' : ''}第 ${d} 天 · ${check.name}`);
     }
     console.log(`\n写好一项就跑一次：npm run check -- ${day} ${shown}${todo.length > 1 ? `（只看某一天：加 --only N）` : ''}`);
     return 0;

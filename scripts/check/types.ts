@@ -22,6 +22,7 @@ export interface Scenario {
     env?: Record<string, string>;
     mcp?: string;                           // 第 15 天：工作目录的 .geekagent/mcp.json 配一台间谍服务器 spy，以这个模式启动（见 spy-mcp-server.mjs）
     timeoutMs?: number;
+    refuses?: true;                         // 这次运行里本来就有工具该被拒绝（权限表、技能白名单）：工具结果说被拒绝，不当作诊断出的原因
     then?: Omit<Scenario, 'then'>;          // 跑完之后在同一个工作目录、同一个主目录里再跑一次（存盘的东西还在）
 }
 
@@ -40,6 +41,8 @@ interface About {
     name: string;                           // 学习者的说法，如「多轮对话：第二轮请求带着第一轮的问答」
     hint: string;                           // 不通过时给的一条提示（中文，可操作）
     section: string;                        // 要重读的章节，如 'day01/README.md#第-1-天…'（锚点按 GitHub 的标题锚点规则，要真的存在）
+    optional?: true;                        // 选做 ☆：本仓库的课多做的、原教程不做的，照样显示，但不让检查失败
+    pipeOnly?: true;                        // 只在管道里有意义（看的是不在终端里时的样子）：--tty 时不跑
 }
 
 export interface TableCheck extends About {

@@ -35,15 +35,24 @@ export interface ModelSide {
 
 interface Stat { ppid: number; state: string; cpu: number; cmd: string }
 
-/** /proc/<pid>/stat：状态、父进程、用户态加内核态的 CPU 时间（时钟滴答）。命令名在括号里，可能含空格。 */
-function stat(pid: number): Stat | undefined {
+/** /proc/<pid>/stat（给了 of 就是那个进程的线程 /proc/<of>/task/<pid>/stat）：状态、父进程、用户态加内核态的 CPU 时间（时钟滴答）。命令名在括号里，可能含空格。 */
+function stat(pid: number, of?: number): Stat | undefined {
     try {
-        const text = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const text = fs.readFileSync(of === undefined ? `/proc/${pid}/stat` : `/proc/${of}/task/${pid}/stat`, 'utf8');
         const close = text.lastIndexOf(')');
         const fields = text.slice(close + 2).split(' ');
         return { state: fields[0], ppid: Number(fields[1]), cpu: Number(fields[11]) + Number(fields[12]), cmd: text.slice(text.indexOf('(') + 1, close) };
     } catch {
         return undefined;   // 进程刚好结束
+    }
+}
+
+/** 进程里有没有线程在跑或在等磁盘（R、D）：Node 读文件、转代码在线程池里做，那时主线程看起来在睡。 */
+function working(pid: number): boolean {
+    try {
+        return fs.readdirSync(`/proc/${pid}/task`).some((tid) => /^[RD]$/.test(stat(Number(tid), pid)?.state ?? ''));
+    } catch {
+        return false;
     }
 }
 
@@ -80,10 +89,13 @@ function isEsbuildService(pid: number): boolean {
     }
 }
 
-/** 还在跑的子进程（MCP 服务器、它们的子进程、Agent 和它们之间的外壳、tsx 的 esbuild 服务都不算）。 */
-function busyChildren(agent: number, servers: number[]): string[] {
+/**
+ * 还在跑的子进程（MCP 服务器、它们的子进程、Agent 和它们之间的外壳都不算）。
+ * tsx 的 esbuild 服务只在它正在转代码时（在用 CPU）才算：Agent 启动时等它转完每个文件，那时 Agent 自己一动不动。
+ */
+function busyChildren(agent: number, servers: number[], idleTool: (pid: number, s: Stat) => boolean): string[] {
     const tree = descendants(agent);
-    const skip = new Set([...tree.keys()].filter(isEsbuildService));
+    const skip = new Set([...tree].filter(([pid, s]) => isEsbuildService(pid) && idleTool(pid, s)).map(([pid]) => pid));
     for (const server of servers.filter((pid) => tree.has(pid))) {
         skip.add(server);
         for (const pid of descendants(server).keys()) skip.add(pid);
@@ -103,6 +115,7 @@ export class Typist {
     private cpu = -1;
     private cpuSince = Date.now();
     private exited = false;
+    private tools = new Map<number, { cpu: number; since: number }>();   // esbuild 服务：上次看到的 CPU 时间、从什么时候起没变
 
     constructor(private agent: AgentProcess, private model: ModelSide, private probes: Probe[], quietMs: number) {
         this.quietMs = HAS_PROC ? quietMs : Math.max(quietMs, QUIET_WITHOUT_PROC_MS);
@@ -134,8 +147,13 @@ export class Typist {
             if (why) return why;
         }
         if (!self) return undefined;
-        if (self.state === 'R' || now - this.cpuSince < this.quietMs) return 'Agent 还在用 CPU';
-        const children = busyChildren(this.agent.agentPid()!, this.probes.flatMap((p) => p.servers()));
+        if (now - this.cpuSince < this.quietMs || working(this.agent.agentPid()!)) return 'Agent 还在用 CPU';
+        const idleTool = (pid: number, s: Stat) => {
+            const seen = this.tools.get(pid);
+            if (!seen || seen.cpu !== s.cpu) this.tools.set(pid, { cpu: s.cpu, since: now });
+            return now - this.tools.get(pid)!.since >= this.quietMs && !working(pid);
+        };
+        const children = busyChildren(this.agent.agentPid()!, this.probes.flatMap((p) => p.servers()), idleTool);
         return children.length ? `还有子进程在跑：${children.join('、')}` : undefined;
     }
 

@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { limiter } from '../../scripts/check/limit.js';
-import { checksOf, formatResult, runChecks } from '../../scripts/check/report.js';
+import { formatResult } from '../../scripts/check/format.js';
+import { checksOf, runChecks } from '../../scripts/check/report.js';
 import { STAGE_DAYS } from '../../scripts/days.js';
 import { compiledEntry } from '../helpers/compiled.js';
 import { REPO_ROOT } from '../helpers/run-stage.js';
@@ -26,7 +27,7 @@ describe('第 1–8 天的检查：本仓库的阶段全部通过', { concurrenc
         test(`${stage} 通过第 ${day} 天的每一项`, async () => {
             const results = await limited(() => runChecks({ entry: compiledEntry(stage), days: [day], quietMs: CHECK_QUIET_MS }));
             assert.ok(results.length >= 2, `第 ${day} 天只有 ${results.length} 项检查`);
-            assert.equal(results.filter((r) => !r.ok).map(formatResult).join('\n\n'), '');
+            assert.equal(results.filter((r) => !r.ok).map((r) => formatResult(r)).join('\n\n'), '');
         });
     }
 });
@@ -67,8 +68,8 @@ const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx
 test('npm run check -- 1：缺省检查 day01，一项一行 ✔，全部通过时退出码 0', () => {
     const r = cli('1');
     assert.equal(r.status, 0, r.stdout + r.stderr);
-    const lines = r.stdout.split('\n').filter((l) => /^[✔✘] /.test(l));
-    assert.ok(lines.length >= 2 && lines.every((l) => l.startsWith('✔ 第 1 天 · ')), r.stdout);
+    const lines = r.stdout.split('\n').filter((l) => /^(☆ )?[✔✘] /.test(l));
+    assert.ok(lines.length >= 2 && lines.every((l) => /^(☆ )?✔ 第 1 天 · /.test(l)), r.stdout);
     assert.match(r.stdout, /第 1 天：\d+ 项全部通过。/);
 });
 
@@ -78,7 +79,7 @@ test('--init 把第 N 天之前的阶段复制进新文件夹、列出第 N 天�
     assert.equal(r.status, 0, r.stdout + r.stderr);
     assert.deepEqual(fs.readdirSync(folder).sort(), fs.readdirSync(path.join(REPO_ROOT, 'day04')).sort());
     const listed = r.stdout.split('\n').filter((l) => l.startsWith('☐ '));
-    assert.deepEqual(listed, (await checksOf(5)).map((c) => `☐ 第 5 天 · ${c.name}`));
+    assert.deepEqual(listed, (await checksOf(5)).map((c) => `☐ ${c.optional ? '☆ ' : ''}第 5 天 · ${c.name}`));
     assert.match(r.stdout, /npm run check -- 5 /);
 
     const again = cli('5', folder, '--init');

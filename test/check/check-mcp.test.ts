@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { limiter } from '../../scripts/check/limit.js';
-import { formatResult, runChecks } from '../../scripts/check/report.js';
+import { formatResult } from '../../scripts/check/format.js';
+import { runChecks } from '../../scripts/check/report.js';
 import { REPO_ROOT } from '../helpers/run-stage.js';
 import { CHECK_QUIET_MS } from '../helpers/wait.js';
 
@@ -23,7 +24,7 @@ describe('第 9–15 天的检查', { concurrency: true }, () => {
         test(`${who} 通过第 ${day} 天的每一项`, async () => {
             const results = await limited(() => runChecks({ entry: path.join(REPO_ROOT, folder, 'index.ts'), days: [day], quietMs: CHECK_QUIET_MS }));
             assert.ok(results.length >= 2, `第 ${day} 天只有 ${results.length} 项检查`);
-            assert.equal(results.filter((r) => !r.ok).map(formatResult).join('\n\n'), '');
+            assert.equal(results.filter((r) => !r.ok).map((r) => formatResult(r)).join('\n\n'), '');
         });
     }
 });

@@ -17,6 +17,7 @@ const ANSWER = mark('ANSWER');
 const TWO_TURNS: Scenario = { lines: ['第一问', '第二问', '/exit'], model: { 第一问: text(ANSWER) }, otherwise: '第二个回答' };
 const FAILING: FakeReply = { kind: 'http', status: 400, body: '{"error":{"message":"测试用的错误","type":"invalid_request_error"}}' };
 const EXIT: Scenario = { lines: ['你好', '/exit', '不该发出去的一行'], timeoutMs: 15_000 };
+const AHEAD = mark('AHEAD');
 
 export const checks: Check[] = [
     {
@@ -123,6 +124,19 @@ export const checks: Check[] = [
             if (run.timedOut || run.code !== 0 || !requestFor(run, '你好')) {
                 throw new Miss('处理完最后一行「你好」、读到输入结束后以退出码 0 结束',
                     `${run.timedOut ? '15 秒还没退出' : `退出码 ${run.code}`}；请求 ${run.requests.length} 个${stderrNote(run)}`);
+            }
+        },
+    },
+    {
+        day: 1,
+        name: '忙时提前打的行不丢：上一轮还在回答时打的下一行，这一轮结束后照样处理',
+        hint: '读行和处理分开：读到的行先放进队列，一轮结束再从队列取下一行（不要用 busy 标记把忙时来的行丢掉）',
+        section: SECTION,
+        optional: true,   // 原教程忙时来的行直接丢掉（busy 标记）；排队留着是本仓库多做的
+        scenario: { lines: ['第一问', { ahead: AHEAD }, '/exit'] },
+        expect(run) {
+            if (!requestFor(run, AHEAD)) {
+                throw new Miss(`「第一问」的回答还在流的时候打了「${AHEAD}」：这一轮结束后它照样发给了模型`, `没有「${AHEAD}」的请求（共 ${run.requests.length} 个请求）${stderrNote(run)}`);
             }
         },
     },

@@ -24,6 +24,7 @@ const shellUnder = (id: string, rules: Record<string, string>): Scenario => ({
     lines: ['y', ASK, 'y', 'y', '/exit'],
     model: { [ASK]: tools(call(id, 'run_shell', { command: 'echo ran > ran.txt' })) },
     files: { '.geekagent/GeekAgent.json': permissions(rules) },
+    refuses: true,
 });
 
 const ran = (run: LearnerRun) => fs.existsSync(path.join(run.dir, 'ran.txt'));
@@ -63,6 +64,7 @@ export const checks: Check[] = [
         name: 'deny 胜过更具体的 allow（"run_*": "deny" 和 "run_shell": "allow" 同时在）',
         hint: '先看有没有任何一条匹配的 deny（工具名、「前缀*」、「*」），有就拒绝；没有 deny 时才按最具体的规则决定',
         section: SECTION,
+        optional: true,   // 原教程的权限表只认完整的工具名；「前缀*」规则是本仓库多做的
         scenario: shellUnder('call_deny_2', { 'run_*': 'deny', run_shell: 'allow' }),
         expect(run) {
             if (ran(run)) throw new Miss('权限表 {"run_*": "deny", "run_shell": "allow"}：run_shell 不执行（没有 ran.txt）', `命令执行了；tool 消息：${resultOf(run, 'call_deny_2')}`);
@@ -77,6 +79,7 @@ export const checks: Check[] = [
             lines: ['y', ASK, 'n', 'n', '/exit'],
             model: { [ASK]: tools(call('call_allow_1', 'write', { path: 'allowed.txt', content: ALLOWED })) },
             files: { '.geekagent/GeekAgent.json': permissions({ write: 'allow' }) },
+            refuses: true,
         },
         expect(run) {
             const got = readOrNull(path.join(run.dir, 'allowed.txt'));
@@ -93,6 +96,7 @@ export const checks: Check[] = [
         scenario: {
             lines: [ASK, 'y', 'y', '/exit'],
             outside: { 'outside-secret.txt': SECRET },
+            refuses: true,
             model: (place) => byLastUser({
                 [ASK]: tools(
                     call('call_out_rel', 'read', { path: '../outside-secret.txt' }),
@@ -114,7 +118,7 @@ export const checks: Check[] = [
         name: 'write 写不到根目录之外',
         hint: 'write、patch 在确认之前先检查路径：越界就直接拒绝，答了 y 也不写',
         section: SECTION,
-        scenario: toolTurn([call('call_out_write', 'write', { path: '../escaped.txt', content: 'x' })], ['y', 'y']),
+        scenario: toolTurn([call('call_out_write', 'write', { path: '../escaped.txt', content: 'x' })], ['y', 'y'], { refuses: true }),
         expect(run) {
             if (fs.existsSync(path.join(run.place.base, 'escaped.txt'))) {
                 throw new Miss('write "../escaped.txt"（回答 y）：工作目录外面没有多出 escaped.txt', `文件写出去了；tool 消息：${resultOf(run, 'call_out_write')}`);

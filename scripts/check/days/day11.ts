@@ -33,6 +33,7 @@ const SKILL: Scenario = {
     lines: [BEFORE, '/use explore', AFTER, DELETE, 'y', 'y', '/exit'],
     files: { 'build/out.txt': '构建产物\n' },
     model: { [DELETE]: tools(call('call_shell_1', 'run_shell', { command: 'rm -rf build' })) },
+    refuses: true,
 };
 
 export const checks: Check[] = [
@@ -71,6 +72,7 @@ export const checks: Check[] = [
         name: '白名单外的工具在执行时也被拒绝（模型硬要调用 run_shell）',
         hint: '执行工具之前（在问用户确认之前）再查一遍白名单：不在里面的直接返回「权限拒绝」之类的结果，不执行、也不问',
         section: SECTION,
+        optional: true,   // 原教程只在发给模型的工具清单上筛；执行时再查一遍是本仓库多做的
         scenario: SKILL,
         expect(run) {
             exploreSkill(run.entry);
