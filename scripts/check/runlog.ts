@@ -22,9 +22,9 @@ function runText(run: LearnerRun, n: number): string {
     const ended = run.timedOut ? '到时被检查结束' : `退出码 ${run.code}`;
     out.push(`== 运行 #${n}：${run.entry}`, `工作目录 ${run.dir}；主目录 ${run.home}；${ended}；输出静了 ${run.quietMs} ms 才算在等输入`);
     out.push('-- 打的行（相对启动）');
-    for (const t of run.typed) out.push(`  +${String(t.at).padStart(6)} ms  ${t.line}${t.forced ? `    （等了很久还不像在等：${t.forced}）` : ''}`);
-    if (run.closed) out.push(`  +${String(run.closed.at).padStart(6)} ms  （关掉 stdin）${run.closed.forced ? `    （${run.closed.forced}）` : ''}`);
-    if (run.exitedAt !== undefined) out.push(`  +${String(run.exitedAt).padStart(6)} ms  （Agent 退出）`);
+    for (const t of run.typed) out.push(`  +${t.at} ms  ${t.line}${t.forced ? `    （等了很久还不像在等：${t.forced}）` : ''}`);
+    if (run.closed) out.push(`  +${run.closed.at} ms  （关掉 stdin）${run.closed.forced ? `    （${run.closed.forced}）` : ''}`);
+    if (run.exitedAt !== undefined) out.push(`  +${run.exitedAt} ms  （Agent 退出）`);
     if (run.untyped.length) out.push(`  没来得及打：${run.untyped.join(' | ')}`);
     out.push('-- stdout', run.stdout, '-- stderr', run.stderr);
     out.push('-- 模型收到的请求和它的回复');

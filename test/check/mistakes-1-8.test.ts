@@ -125,13 +125,25 @@ describe('第 1–8 天的检查查得出常犯的错', { concurrency: true }, (
     }
 });
 
-test('命令行：有一项没通过时退出码 1，报告里是 ✘ 和它的期望、实际、提示、重读', () => {
+test('命令行：有一项没通过时退出码 1，报告里是 ✘ 和它的期望、实际、提示、重读；完整的运行记录写进 .check/last-run.log，--verbose 也打印出来', () => {
     const entry = brokenCopy(MISTAKES[0]);
-    const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'scripts/check.ts'), '1', path.dirname(entry), '--quiet', String(CHECK_QUIET_MS)], {
+    const folder = path.dirname(entry);
+    const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'scripts/check.ts'), '1', folder, '--verbose', '--quiet', String(CHECK_QUIET_MS)], {
         cwd: REPO_ROOT, encoding: 'utf8', env: { PATH: process.env.PATH },
     });
     assert.equal(r.status, 1, r.stdout + r.stderr);
     assert.match(r.stdout, /^✘ 第 1 天 · 多轮对话：第二轮请求带着第一轮的问答\n {4}期望：.+\n {4}实际：[^]+\n {4}提示：.+\n {4}重读：day01\/README\.md#/m);
     assert.match(r.stdout, /^✔ 第 1 天 · \/exit 退出/m);
     assert.match(r.stdout, /第 1 天：\d+ 项里 \d+ 项通过，1 项没通过。/);
+
+    const log = fs.readFileSync(path.join(folder, '.check', 'last-run.log'), 'utf8');
+    const shown = /^完整的运行记录（打的每一行、输出、模型收到的每个请求和回复、MCP 线上）：(.+)$/m.exec(r.stdout)?.[1];
+    assert.equal(shown && path.resolve(REPO_ROOT, shown), path.join(folder, '.check', 'last-run.log'), r.stdout);
+    assert.match(log, /^✘ 第 1 天 · 多轮对话：第二轮请求带着第一轮的问答 → 运行 #1$/m);
+    // 打的每一行和时刻、stdout、每个请求的原文和回复
+    assert.match(log, /^ {2}\+\d+ ms {2}第一问\n {2}\+\d+ ms {2}第二问\n {2}\+\d+ ms {2}\/exit$/m);
+    assert.match(log, /^-- stdout\n[^]*ANSWER\w+/m);
+    assert.match(log, /→ \{"model":"check-model","messages":\[.*\{"role":"user","content":"第一问"\},\{"role":"user","content":"第二问"\}\]/);
+    assert.match(log, /← \{"kind":"text","text":"ANSWER\w+"\}/);
+    assert.ok(r.stdout.includes(log), '--verbose 把记录原样打印出来');
 });
