@@ -87,18 +87,26 @@ test('--init 把第 N 天之前的阶段复制进新文件夹、列出第 N 天�
     assert.match(again.stderr, /不是空的/);
 });
 
-test('章节和根 README 里抄的 ✘ 输出和现在的检查对得上（名字、提示、重读）', async () => {
+test('章节和根 README 里抄的 ✘ 输出和现在的检查对得上（名字、选做 ☆、提示、重读）', async () => {
     const all = new Map<string, Awaited<ReturnType<typeof checksOf>>[number]>();
     for (let day = 1; day <= 15; day++) for (const c of await checksOf(day)) all.set(`第 ${day} 天 · ${c.name}`, c);
     const stale: string[] = [];
     for (const file of ['README.md', 'day01/README.md', 'day04/README.md', 'day08/README.md', 'day11/README.md', 'day15/README.md']) {
         const text = fs.readFileSync(path.join(REPO_ROOT, file), 'utf8');
-        for (const block of text.split('\n✘ ').slice(1)) {
+        for (const [, star, block] of text.matchAll(/\n(☆ )?✘ ([^]*?)(?=\n```)/g)) {
             const [title, ...rest] = block.split('\n');
             const check = all.get(title);
             const line = (label: string) => rest.find((l) => l.startsWith(`    ${label}`))?.slice(4 + label.length);
+            // 认出了根本原因的 ✘ 说原因、不一定有这一项的提示，重读的是原因那一节（它也要真有，见上一个测试的 anchors）
+            const reason = line('原因：');
+            const section = line('重读：');
+            const [file2, anchor] = (section ?? '').split('#');
             if (!check) stale.push(`${file}：没有这一项：${title}`);
-            else if (line('提示：') !== check.hint || line('重读：') !== check.section) stale.push(`${file}：「${title}」的提示或重读和检查里的不一样`);
+            else if (Boolean(star) !== Boolean(check.optional)) stale.push(`${file}：「${title}」的选做 ☆ 和检查里的不一样`);
+            else if (line('提示：') === undefined ? !reason : line('提示：') !== check.hint) stale.push(`${file}：「${title}」的提示和检查里的不一样`);
+            else if (section !== undefined && section !== check.section && !(reason && anchors(fs.readFileSync(path.join(REPO_ROOT, file2), 'utf8')).has(anchor))) {
+                stale.push(`${file}：「${title}」的重读和检查里的不一样`);
+            }
         }
     }
     assert.deepEqual(stale, []);
