@@ -11,6 +11,9 @@ import { play } from './play.js';
 import { PIPE, type Spawner } from './spawn.js';
 import { Miss, type Check, type CheckContext, type Played, type Scenario } from './types.js';
 
+/** 同时跑几项：每项多半时间在等 Agent 空下来（见 typist.ts），2 核机器上 4 项同时跑也不挤。 */
+const PARALLEL = 4;
+
 const DAYS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'days');
 
 export interface CheckResult {
@@ -76,26 +79,27 @@ export interface RunOptions {
     entry: string;                          // 学习者 index.ts 的绝对路径
     days: number[];                         // 按这个顺序一天一天跑
     filter?: (check: Check) => boolean;     // 只跑其中一部分（测试用）
-    parallel?: number;                      // 同一天同时跑几项，缺省 2（2 核机器上每天 30 秒以内）
+    parallel?: number;                      // 同时跑几项，缺省 PARALLEL
     onResult?: (result: CheckResult) => void; // 每项一出结果就按原顺序报告（命令行边跑边打印）
     spawner?: Spawner;                      // 怎样启动学习者的 Agent：缺省经管道
     quietMs?: number;                       // 输出静了多久才算 Agent 在等输入（见 typist.ts），缺省 QUIET_MS；测试用得短些
 }
 
-/** 跑这些天的检查：一天跑完再跑下一天；同一天的几项同时跑，结果按检查的顺序返回。 */
+/** 跑这些天的检查：所有项排在一个队里，最多 parallel 项同时跑（多半时间在等 Agent，不占 CPU）；结果按天、按检查的顺序返回。 */
 export async function runChecks(opts: RunOptions): Promise<CheckResult[]> {
-    const all: CheckResult[] = [];
     const ctx = context(opts.entry, { spawner: opts.spawner, quietMs: opts.quietMs });
+    const limit = limiter(opts.parallel ?? PARALLEL);
+    const wanted = opts.filter ?? (() => true);
+    const checks: Check[] = [];
     for (const day of opts.days) {
-        const limit = limiter(opts.parallel ?? 2);
-        const wanted = opts.filter ?? (() => true);
-        const checks = (await checksOf(day)).filter((c) => wanted(c) && !(c.pipeOnly && opts.spawner && opts.spawner !== PIPE));
-        const pending = checks.map((check) => limit(() => runOne(check, ctx)));
-        for (const result of pending) {
-            const r = await result;
-            opts.onResult?.(r);
-            all.push(r);
-        }
+        checks.push(...(await checksOf(day)).filter((c) => wanted(c) && !(c.pipeOnly && opts.spawner && opts.spawner !== PIPE)));
+    }
+    const pending = checks.map((check) => limit(() => runOne(check, ctx)));
+    const all: CheckResult[] = [];
+    for (const result of pending) {
+        const r = await result;
+        opts.onResult?.(r);
+        all.push(r);
     }
     return all;
 }
