@@ -3,6 +3,7 @@
 // 认出来的原因替代这一项的提示（那些提示多半和它无关）；同一个原因解释好几项 ✘ 时只完整地说一次（format.ts）。
 import type { LearnerRun } from './harness.js';
 import { clip, contentOf, messagesOf } from './look.js';
+import { FORCE_MS } from './typist.js';
 
 export interface Diagnosis {
     kind: string;           // 同一种原因只完整地说一次
@@ -115,7 +116,7 @@ function forced(run: LearnerRun): Diagnosis | undefined {
     if (!late) return undefined;
     return {
         kind: 'forced',
-        title: `检查等了 15 秒，Agent 还不像在等输入（${late.forced}），照样打了「${late.line}」`,
+        title: `检查等了 ${FORCE_MS / 1000} 秒，Agent 还不像在等输入（${late.forced}），照样打了「${late.line}」`,
         detail: 'Agent 在忙的时候打进去的行，它可能丢掉了；看看是哪里一直没结束（一直没回答的请求、没退出的子进程）',
         keepHint: true,
     };

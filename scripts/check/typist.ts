@@ -12,7 +12,7 @@ import type { AgentProcess } from './spawn.js';
 /** 命令行缺省的「输出静了多久」；测试用更短的（runChecks 的 quietMs）。 */
 export const QUIET_MS = 200;
 /** 读不了进程表时只能靠输出静下来，要等得久一些。 */
-export const QUIET_WITHOUT_PROC_MS = 1000;
+const QUIET_WITHOUT_PROC_MS = 1000;
 /** 最多等这么久：比章节里教的 10 秒超时（MCP 请求、shell 命令）长。 */
 export const FORCE_MS = 15_000;
 /** 打完一行，最多等这么久看 Agent 有没有反应（输出、发请求、退出）：不出声的 Agent 也不至于卡住。 */
@@ -115,7 +115,7 @@ export class Typist {
     private cpu = -1;
     private cpuSince = Date.now();
     private exited = false;
-    private tools = new Map<number, { cpu: number; since: number }>();   // esbuild 服务：上次看到的 CPU 时间、从什么时候起没变
+    private esbuild = new Map<number, { cpu: number; since: number }>();   // esbuild 服务：上次看到的 CPU 时间、从什么时候起没变
 
     constructor(private agent: AgentProcess, private model: ModelSide, private probes: Probe[], quietMs: number) {
         this.quietMs = HAS_PROC ? quietMs : Math.max(quietMs, QUIET_WITHOUT_PROC_MS);
@@ -149,9 +149,9 @@ export class Typist {
         if (!self) return undefined;
         if (now - this.cpuSince < this.quietMs || working(this.agent.agentPid()!)) return 'Agent 还在用 CPU';
         const idleTool = (pid: number, s: Stat) => {
-            const seen = this.tools.get(pid);
-            if (!seen || seen.cpu !== s.cpu) this.tools.set(pid, { cpu: s.cpu, since: now });
-            return now - this.tools.get(pid)!.since >= this.quietMs && !working(pid);
+            const seen = this.esbuild.get(pid);
+            if (!seen || seen.cpu !== s.cpu) this.esbuild.set(pid, { cpu: s.cpu, since: now });
+            return now - this.esbuild.get(pid)!.since >= this.quietMs && !working(pid);
         };
         const children = busyChildren(this.agent.agentPid()!, this.probes.flatMap((p) => p.servers()), idleTool);
         return children.length ? `还有子进程在跑：${children.join('、')}` : undefined;
