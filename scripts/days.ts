@@ -17,6 +17,9 @@ export const STAGE_DAYS: Record<string, number[]> = {
     day15: [12, 13, 14, 15],
 };
 
+/** 阶段名，按顺序（仓库里唯一的一份阶段表：检查、测试、统计都从这里取）。 */
+export const STAGES = Object.keys(STAGE_DAYS);
+
 export const DAY_RULE = '按天计数：新文件整份记到文件头「Day N：」标的那一天；沿用文件的改动按 git diff 的改动块记，'
     + '每块记到块里新增行中第一个「Day N：」标记的那一天，块里没有标记就记到这个阶段的最后一天；'
     + '分隔线「// —— 加固」以上算核心，以下算加固；删掉的行不抵扣。';

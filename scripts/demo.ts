@@ -9,8 +9,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { startFakeOpenAI } from '../test/helpers/fake-openai.js';
 import type { DemoScript } from './demo-scripts/script.js';
+import { startFakeOpenAI } from './fake-model/server.js';
 import { ROOT, STAGES } from './stages.js';
 
 export const MODEL = '演示脚本';

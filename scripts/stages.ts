@@ -9,13 +9,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
     DAY_RULE, dividerAt, type FileDiff, hunkDay, newFileDay, ORIGINAL_NOTE, originalDay, originalText, parseDiff,
-    STAGE_DAYS,
+    STAGE_DAYS, STAGES,
 } from './days.js';
 
-export { DIVIDER, dividerAt, STAGE_DAYS } from './days.js';
+export { DIVIDER, dividerAt, STAGE_DAYS, STAGES } from './days.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-export const STAGES = Object.keys(STAGE_DAYS);
 export const BEGIN = '<!-- 文件与行数：由 npm run stages -- --readme 生成，不要手改 -->';
 export const END = '<!-- 生成结束 -->';
 export const CODE = /\.(ts|mjs)$/;
@@ -31,6 +30,7 @@ export function stageFiles(stage: string, keep: (file: string) => boolean): stri
     const out: string[] = [];
     const walk = (dir: string) => {
         for (const e of fs.readdirSync(path.join(ROOT, stage, dir), { withFileTypes: true })) {
+            if (e.name.startsWith('.')) continue;   // 点文件夹不是阶段的源码（npm run check 的 .check/ 运行记录之类）
             const rel = dir ? `${dir}/${e.name}` : e.name;
             if (e.isDirectory()) walk(rel);
             else if (keep(rel)) out.push(rel);

@@ -1,8 +1,7 @@
 // 只跑某一天的测试：npm run test:day -- 3
 // 在这一天所在的阶段上（GEEKAGENT_TEST_STAGE，见 test/helpers/run-stage.ts 的 stagesFrom）跑测这一天功能的几个测试文件。
 // 一个文件测的不止一天时（例如 tools.test.ts 测第 2–4 天），那几天都会跑它。完整的 npm test 仍然在每个阶段上重跑全部测试。
-import { spawn } from 'node:child_process';
-import { warm } from '../test/helpers/ts-loader.mjs';
+import { spawn, spawnSync } from 'node:child_process';
 import { STAGE_DAYS } from './days.js';
 import { ROOT } from './stages.js';
 
@@ -33,7 +32,8 @@ if (!stage || !DAY_TESTS[day]) {
 }
 console.log(`第 ${day} 天的测试，在 ${stage} 上：${DAY_TESTS[day].join('、')}`);
 const files = DAY_TESTS[day].map((f) => `test/${f}`);
-warm();   // 和 npm test 的 pretest 一样：先一次转好全部 .ts，测试进程不再各自加载 TypeScript
+// 和 npm test 的 pretest 一样：先一次转好全部 .ts，测试进程不再各自加载 TypeScript
+spawnSync(process.execPath, ['test/helpers/ts-loader.mjs'], { cwd: ROOT, stdio: 'inherit' });
 const child = spawn(process.execPath, ['--import', './test/helpers/ts-register.mjs', '--enable-source-maps', '--test', '--test-concurrency=4', ...files], {
     cwd: ROOT,
     stdio: 'inherit',

@@ -5,19 +5,11 @@ import { readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import {
-    ERROR_FIXTURES,
-    SSE_FIXTURES,
-    assertNoRejections,
-    buildSse,
-    loadHttpFixture,
-    sseFixture,
-    startFakeOpenAI,
-    toolCallSse,
-    unusedBaseUrl,
-    type FakeServer,
-} from './helpers/fake-openai.js';
-import { REPO_ROOT, STAGES, runStage, stagesFrom, startStage } from './helpers/run-stage.js';
+import { STAGES } from '../scripts/days.js';
+import { buildSse, toolCallSse } from '../scripts/fake-model/replies.js';
+import { startFakeOpenAI, type FakeServer } from '../scripts/fake-model/server.js';
+import { ERROR_FIXTURES, SSE_FIXTURES, assertNoRejections, loadHttpFixture, sseFixture, unusedBaseUrl } from './helpers/fixtures.js';
+import { REPO_ROOT, runStage, stagesFrom, startStage } from './helpers/run-stage.js';
 import { waitUntil } from './helpers/wait.js';
 import { workdir } from './helpers/workdir.js';
 

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { RecordedRequest } from '../../test/helpers/fake-openai.js';
+import type { RecordedRequest } from '../fake-model/server.js';
 import { ROOT } from '../stages.js';
 import { callTools, say, type DemoScript } from './script.js';
 

@@ -3,21 +3,13 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { formatResult, runChecks } from '../../scripts/check/report.js';
+import { limiter } from '../../scripts/check/limit.js';
+import { formatResult } from '../../scripts/check/format.js';
+import { runChecks } from '../../scripts/check/report.js';
 import { REPO_ROOT } from '../helpers/run-stage.js';
+import { CHECK_QUIET_MS } from '../helpers/wait.js';
 
-let running = 0;
-const waiting: Array<() => void> = [];
-async function limited<T>(job: () => Promise<T>): Promise<T> {
-    while (running >= 3) await new Promise<void>((resolve) => waiting.push(resolve));
-    running++;
-    try {
-        return await job();
-    } finally {
-        running--;
-        waiting.shift()?.();
-    }
-}
+const limited = limiter(3);
 
 const SOLUTION = 'test/check/solution-day15';
 const CASES: [string, number][] = [
@@ -30,9 +22,9 @@ describe('第 9–15 天的检查', { concurrency: true }, () => {
     for (const [folder, day] of CASES) {
         const who = folder === SOLUTION ? '照章节写的最小第 15 天解答（没有确认、信任问题和加固）' : folder;
         test(`${who} 通过第 ${day} 天的每一项`, async () => {
-            const results = await limited(() => runChecks({ entry: path.join(REPO_ROOT, folder, 'index.ts'), days: [day] }));
+            const results = await limited(() => runChecks({ entry: path.join(REPO_ROOT, folder, 'index.ts'), days: [day], quietMs: CHECK_QUIET_MS, parallel: 2 }));
             assert.ok(results.length >= 2, `第 ${day} 天只有 ${results.length} 项检查`);
-            assert.equal(results.filter((r) => !r.ok).map(formatResult).join('\n\n'), '');
+            assert.equal(results.filter((r) => !r.ok).map((r) => formatResult(r)).join('\n\n'), '');
         });
     }
 });

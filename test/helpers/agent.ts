@@ -1,21 +1,11 @@
-// 跑一次 Agent、假模型照脚本回答，再读出模型收到了什么。大多数端到端测试只用这一个文件：
+// 跑一次 Agent、假模型照脚本回答，再读出模型收到了什么。大多数端到端测试用这个文件和 scripts/fake-model/replies.ts 的 text / tools / call：
 //   const r = await runAgent(stage, { input: ['读一下 a.txt', 'y'], replies: [tools(call('c1', 'read', { path: 'a.txt' })), text('读完了')] });
-//   assert.equal(r.results.c1, …);   assert.deepEqual(userTexts(r.requests[1].body), […]);
+//   assert.equal(r.results.c1, …);   assert.deepEqual(userTexts(r.requests[1].body), […]);   // results 按调用 id 索引
 // 运行中途还要做事（等某个请求到达后发信号）时，直接用 startFakeOpenAI 和 run-stage.ts 的 startStage。
-import { assertNoRejections, startFakeOpenAI, type FakeOptions, type FakeReply, type FakeToolCall, type RecordedRequest } from './fake-openai.js';
+import { startFakeOpenAI, type FakeOptions, type RecordedRequest } from '../../scripts/fake-model/server.js';
+import { assertNoRejections } from './fixtures.js';
 import { startStage, type RunningStage, type RunStageOptions, type RunStageResult } from './run-stage.js';
 import { sleep, waitUntil } from './wait.js';
-
-// ---------- 模型说什么 ----------
-
-export const text = (t: string): FakeReply => ({ kind: 'text', text: t });
-
-/** 模型这一步要调用的工具（可以并行好几个）。 */
-export const tools = (...calls: FakeToolCall[]): FakeReply => ({ kind: 'tools', calls });
-
-/** 一次工具调用。args 是对象时按 JSON 发出；是字符串时原样发出（可以是坏 JSON）。id 同时是 results 里的键。 */
-export const call = (id: string, name: string, args: object | string = {}): FakeToolCall =>
-    ({ id, name, arguments: typeof args === 'string' ? args : JSON.stringify(args) });
 
 // ---------- 模型收到了什么 ----------
 

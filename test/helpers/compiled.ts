@@ -27,6 +27,7 @@ export function compiledEntry(stage: string): string {
 
 function listFiles(dir: string, prefix = ''): string[] {
     return fs.readdirSync(dir, { withFileTypes: true })
+        .filter((e) => !e.name.startsWith('.'))   // 点文件夹（npm run check 的 .check/）不是源码
         .sort((a, b) => (a.name < b.name ? -1 : 1))
         .flatMap((e) => (e.isDirectory() ? listFiles(path.join(dir, e.name), `${prefix}${e.name}/`) : [`${prefix}${e.name}`]));
 }

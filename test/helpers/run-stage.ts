@@ -1,18 +1,16 @@
 // 以子进程运行某个阶段真实的入口文件：干净的环境变量、独立的临时工作目录和主目录、管道 stdin。
 // 测试跑 Agent 只有这一个办法：runStage 跑完拿结果；startStage 在运行中途还要做事（等一行输出、发信号）时用。
-// 要假模型的常见情形用 agent.ts 的 runAgent，它也是经这里启动的。
-import { spawn, type ChildProcess } from 'node:child_process';
+// 要假模型的常见情形用 agent.ts 的 runAgent，它也是经这里启动的。进程本身由 scripts/check/spawn.ts 启动（npm run check 用的同一份）。
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DEADLINE_MS, nodeCommand, startAgent } from '../../scripts/check/spawn.js';
+import { STAGES } from '../../scripts/days.js';
 import { compiledEntry } from './compiled.js';
-import { DEADLINE_MS } from './wait.js';
 import { homeFor, workdir } from './workdir.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-
-// 教程的五个阶段（第 1、4、8、11、15 天），按顺序；目录名由天数拼出
-export const STAGES: readonly string[] = [1, 4, 8, 11, 15].map((day) => `day${String(day).padStart(2, '0')}`);
 
 // 从 first 开始、且磁盘上已有入口文件的阶段：某个功能从哪天引入，测试就从哪天起参数化。
 // GEEKAGENT_TEST_STAGE=day04（npm run test:day 设的）只留这一个阶段：其余阶段的测试根本不生成，不会满屏 skipped
@@ -24,14 +22,6 @@ export function stagesFrom(first: string, before?: string): string[] {
     const only = process.env.GEEKAGENT_TEST_STAGE;
     return STAGES.slice(start, end).filter((stage) => (!only || stage === only) && existsSync(path.join(REPO_ROOT, stage, 'index.ts')));
 }
-
-// 从本文件解析 tsx，子进程的 cwd 是临时目录，那里找不到 node_modules
-const TSX_LOADER = import.meta.resolve('tsx');
-
-// 只为测试快：Node 的 fetch（undici）第一次用时要把它的 HTTP 解析器（WebAssembly）交给优化编译器，
-// 每个进程多花约 0.17 s CPU（2 核机器上量的：node -e "await fetch(…)" 0.36 s，加这个 V8 开关 0.19 s）。
-// 整套测试七百来次启动就是两分钟；只用基线编译器，行为不变，只是解析器慢一点（测试里的回复都很短）
-const FAST_START = '--liftoff-only';
 
 // 没给 OPENAI_BASE_URL 时指向本机一个不监听的端口：测试绝不能意外连到真实服务
 const OFFLINE_BASE_URL = 'http://127.0.0.1:9/v1';
@@ -90,7 +80,7 @@ function inputText(input: string | string[]): string {
 
 /** 跑一个阶段的命令行：阶段入口已经转成 JS（见 compiled.ts）；测试自己给的入口（.ts）照样经 tsx。 */
 export function stageCommand(stage: string, entry?: string): string[] {
-    return [process.execPath, FAST_START, ...(entry ? ['--import', TSX_LOADER, entry] : [compiledEntry(stage)])];
+    return nodeCommand(entry ?? compiledEntry(stage));
 }
 
 export function startStage(stage: string, opts: RunStageOptions): RunningStage {
@@ -98,61 +88,28 @@ export function startStage(stage: string, opts: RunStageOptions): RunningStage {
     const cwd = opts.cwd ?? workdir();
     const timeoutMs = opts.timeoutMs ?? DEADLINE_MS;
     const env = baseEnv(cwd, opts.env);
-
-    const node = stageCommand(stage, opts.entry);
-    // exec：sh 把自己换成 node，进程还是这一个（pid、进程组、信号都和不经 sh 时一样）
-    const [command, ...args] = opts.stderrToStdout ? ['sh', '-c', 'exec "$@" 2>&1', 'sh', ...node] : node;
-    const child = spawn(command, args, {
-        cwd,
-        env,
-        stdio: ['pipe', 'pipe', 'pipe'],
-        // 独立进程组：超时时连同它启动的 shell 命令、MCP 服务一起杀掉
-        detached: process.platform !== 'win32',
-    });
-    const stdout: Buffer[] = [];
-    const stderr: Buffer[] = [];
-    child.stdout!.on('data', (chunk: Buffer) => stdout.push(chunk));
-    child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk));
-    // 子进程提前退出时写 stdin 会 EPIPE，这不是测试失败的原因
-    child.stdin!.on('error', () => {});
-    opts.onSpawn?.(child);
-
-    const text = (chunks: Buffer[]) => Buffer.concat(chunks).toString('utf8');
-    const write = (data: string) => {
-        if (!child.stdin!.destroyed && !child.stdin!.writableEnded) child.stdin!.write(data);
-    };
-    write(inputText(opts.input));
-    if (!opts.holdStdin) child.stdin!.end();
-
-    let timedOut = false;
-    const timer = setTimeout(() => {
-        timedOut = true;
-        try {
-            if (child.pid && process.platform !== 'win32') process.kill(-child.pid, 'SIGKILL');
-            else child.kill('SIGKILL');
-        } catch {
-            // 进程已经退出
-        }
-    }, timeoutMs);
+    const run = startAgent(stageCommand(stage, opts.entry), { cwd, env, timeoutMs, stderrToStdout: opts.stderrToStdout });
+    opts.onSpawn?.(run.child);
+    run.write(inputText(opts.input));
+    if (!opts.holdStdin) run.end();
 
     const done = new Promise<RunStageResult>((resolve, reject) => {
-        child.on('error', reject);
-        child.on('close', (code, signal) => {
-            clearTimeout(timer);
-            if (timedOut) {
-                reject(new Error(`运行超时（${timeoutMs} ms）：${entry}\n--- stdout ---\n${text(stdout)}\n--- stderr ---\n${text(stderr)}`));
+        run.exited.catch(reject);
+        run.child.on('close', (code, signal) => {
+            if (run.timedOut()) {
+                reject(new Error(`运行超时（${timeoutMs} ms）：${entry}\n--- stdout ---\n${run.stdout()}\n--- stderr ---\n${run.stderr()}`));
             } else {
-                resolve({ stdout: text(stdout), stderr: text(stderr), code, signal, cwd, home: env.HOME });
+                resolve({ stdout: run.stdout(), stderr: run.stderr(), code, signal, cwd, home: env.HOME });
             }
         });
     });
 
     return {
-        child,
-        stdout: () => text(stdout),
-        stderr: () => text(stderr),
-        write: (line) => write(`${line}\n`),
-        end: () => child.stdin!.end(),
+        child: run.child,
+        stdout: run.stdout,
+        stderr: run.stderr,
+        write: (line) => run.typeLine(line),
+        end: () => run.end(),
         done,
     };
 }

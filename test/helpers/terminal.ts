@@ -6,8 +6,9 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { DEADLINE_MS } from '../../scripts/check/spawn.js';
 import { stageCommand } from './run-stage.js';
-import { DEADLINE_MS, waitUntil } from './wait.js';
+import { waitUntil } from './wait.js';
 import { homeFor, workdir } from './workdir.js';
 
 const probe = spawnSync('tmux', ['-V'], { encoding: 'utf8' });

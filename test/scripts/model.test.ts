@@ -7,8 +7,10 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { REPO_ROOT, runStage, STAGES, stagesFrom } from '../helpers/run-stage.js';
-import { DEADLINE_MS, waitUntil } from '../helpers/wait.js';
+import { DEADLINE_MS } from '../../scripts/check/spawn.js';
+import { STAGES } from '../../scripts/days.js';
+import { REPO_ROOT, runStage, stagesFrom } from '../helpers/run-stage.js';
+import { waitUntil } from '../helpers/wait.js';
 
 /** 启动模型终端；waitFor 等它的输出里出现某段文字（不靠计时：只看输出）。 */
 function startModel() {

@@ -1,8 +1,8 @@
 // 取消与退出：正在执行的工具不会拖住退出，shell 命令的进程组随 Agent 一起结束。
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { call, tools } from '../helpers/agent.js';
-import { startFakeOpenAI } from '../helpers/fake-openai.js';
+import { call, tools } from '../../scripts/fake-model/replies.js';
+import { startFakeOpenAI } from '../../scripts/fake-model/server.js';
 import { startStage, stagesFrom } from '../helpers/run-stage.js';
 import { sleepCommand, waitUntil } from '../helpers/wait.js';
 

@@ -2,8 +2,9 @@
 // 出错与重试在 chat-errors.test.ts（那里要等重试的间隔，分开跑不拖慢这里）。
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { runAgent, text, userTexts } from '../helpers/agent.js';
-import { startFakeOpenAI } from '../helpers/fake-openai.js';
+import { text } from '../../scripts/fake-model/replies.js';
+import { startFakeOpenAI } from '../../scripts/fake-model/server.js';
+import { runAgent, userTexts } from '../helpers/agent.js';
 import { runStage, stagesFrom } from '../helpers/run-stage.js';
 import { workdir } from '../helpers/workdir.js';
 

@@ -5,8 +5,9 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { runAgent, text } from '../helpers/agent.js';
-import type { RecordedRequest } from '../helpers/fake-openai.js';
+import { text } from '../../scripts/fake-model/replies.js';
+import type { RecordedRequest } from '../../scripts/fake-model/server.js';
+import { runAgent } from '../helpers/agent.js';
 import { stagesFrom } from '../helpers/run-stage.js';
 import { ownState, workdir } from '../helpers/workdir.js';
 

@@ -5,8 +5,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { call, runAgent, text, tools } from '../helpers/agent.js';
-import { buildSse, type RecordedRequest } from '../helpers/fake-openai.js';
+import { call, text, tools, buildSse } from '../../scripts/fake-model/replies.js';
+import type { RecordedRequest } from '../../scripts/fake-model/server.js';
+import { runAgent } from '../helpers/agent.js';
 import { stagesFrom } from '../helpers/run-stage.js';
 import { workdir } from '../helpers/workdir.js';
 

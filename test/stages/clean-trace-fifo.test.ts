@@ -5,7 +5,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { runAgent, text } from '../helpers/agent.js';
+import { text } from '../../scripts/fake-model/replies.js';
+import { runAgent } from '../helpers/agent.js';
 import { stagesFrom } from '../helpers/run-stage.js';
 import { workdir } from '../helpers/workdir.js';
 

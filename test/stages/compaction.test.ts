@@ -2,8 +2,9 @@
 // 假服务像真实 API 一样拒绝「tool_calls 没有配对的 tool 消息」的请求，所以压缩切坏工具调用组会立刻暴露。
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { call, runAgent, text, tools } from '../helpers/agent.js';
-import type { FakeReply, RecordedRequest } from '../helpers/fake-openai.js';
+import { call, text, tools, type FakeReply } from '../../scripts/fake-model/replies.js';
+import type { RecordedRequest } from '../../scripts/fake-model/server.js';
+import { runAgent } from '../helpers/agent.js';
 import { stagesFrom } from '../helpers/run-stage.js';
 import { workdir } from '../helpers/workdir.js';
 

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { describe, test } from 'node:test';
-import { startFakeOpenAI } from '../helpers/fake-openai.js';
+import { startFakeOpenAI } from '../../scripts/fake-model/server.js';
 import { startStage, stagesFrom } from '../helpers/run-stage.js';
 import { sleep } from '../helpers/wait.js';
 

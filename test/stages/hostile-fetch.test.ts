@@ -6,7 +6,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import zlib from 'node:zlib';
-import { call, runAgent, text, tools } from '../helpers/agent.js';
+import { call, text, tools } from '../../scripts/fake-model/replies.js';
+import { runAgent } from '../helpers/agent.js';
 import { stagesFrom } from '../helpers/run-stage.js';
 import { waitUntil } from '../helpers/wait.js';
 

@@ -6,7 +6,9 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { assertNoRejections, startFakeOpenAI, type FakeReply, type FakeServer, type FakeToolCall } from '../helpers/fake-openai.js';
+import type { FakeReply, FakeToolCall } from '../../scripts/fake-model/replies.js';
+import { startFakeOpenAI, type FakeServer } from '../../scripts/fake-model/server.js';
+import { assertNoRejections } from '../helpers/fixtures.js';
 import { REPO_ROOT, runStage, stagesFrom, type RunStageOptions } from '../helpers/run-stage.js';
 import { leftovers, readRecords, server, tempDir, waitFor } from '../mcp/util.js';
 

@@ -6,7 +6,8 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { assertNoRejections, startFakeOpenAI } from '../helpers/fake-openai.js';
+import { startFakeOpenAI } from '../../scripts/fake-model/server.js';
+import { assertNoRejections } from '../helpers/fixtures.js';
 import { runStage, stagesFrom } from '../helpers/run-stage.js';
 import { leftovers, readRecords, server, tempDir } from '../mcp/util.js';
 

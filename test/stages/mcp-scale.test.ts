@@ -6,7 +6,9 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { assertNoRejections, startFakeOpenAI, type FakeReply } from '../helpers/fake-openai.js';
+import type { FakeReply } from '../../scripts/fake-model/replies.js';
+import { startFakeOpenAI } from '../../scripts/fake-model/server.js';
+import { assertNoRejections } from '../helpers/fixtures.js';
 import { REPO_ROOT, runStage, stagesFrom } from '../helpers/run-stage.js';
 import { leftovers, server, tempDir } from '../mcp/util.js';
 

@@ -4,8 +4,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { call, runAgent, text, toolResults, tools } from '../helpers/agent.js';
-import { STAGES, stagesFrom } from '../helpers/run-stage.js';
+import { STAGES } from '../../scripts/days.js';
+import { call, text, tools } from '../../scripts/fake-model/replies.js';
+import { runAgent, toolResults } from '../helpers/agent.js';
+import { stagesFrom } from '../helpers/run-stage.js';
 import { ownState, workdir } from '../helpers/workdir.js';
 
 // Day 13 起每轮自动召回记忆放进系统提示；在那之前记忆只能经工具读到

@@ -2,8 +2,10 @@
 // 轮到它的时候显示成 You › …，然后才是它的回复。需要 tmux 提供真实终端；没有 tmux 时跳过。
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { text, userTexts } from '../helpers/agent.js';
-import { assertNoRejections, startFakeOpenAI } from '../helpers/fake-openai.js';
+import { text } from '../../scripts/fake-model/replies.js';
+import { startFakeOpenAI } from '../../scripts/fake-model/server.js';
+import { userTexts } from '../helpers/agent.js';
+import { assertNoRejections } from '../helpers/fixtures.js';
 import { stagesFrom } from '../helpers/run-stage.js';
 import { noTmux, Terminal } from '../helpers/terminal.js';
 

@@ -8,8 +8,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { call, runAgent, text, toolMessages, tools, userTexts } from '../helpers/agent.js';
-import { assertNoRejections, startFakeOpenAI } from '../helpers/fake-openai.js';
+import { call, text, tools } from '../../scripts/fake-model/replies.js';
+import { startFakeOpenAI } from '../../scripts/fake-model/server.js';
+import { runAgent, toolMessages, userTexts } from '../helpers/agent.js';
+import { assertNoRejections } from '../helpers/fixtures.js';
 import { startStage, stagesFrom } from '../helpers/run-stage.js';
 import { ownState, workdir } from '../helpers/workdir.js';
 

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { call, runAgent, text, tools, userTexts } from '../helpers/agent.js';
+import { call, text, tools } from '../../scripts/fake-model/replies.js';
+import { runAgent, userTexts } from '../helpers/agent.js';
 import { stagesFrom } from '../helpers/run-stage.js';
 import { workdir } from '../helpers/workdir.js';
 

@@ -3,8 +3,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { runAgent, text, type AgentRun } from '../helpers/agent.js';
-import type { RecordedRequest } from '../helpers/fake-openai.js';
+import { text } from '../../scripts/fake-model/replies.js';
+import type { RecordedRequest } from '../../scripts/fake-model/server.js';
+import { runAgent, type AgentRun } from '../helpers/agent.js';
 import { stagesFrom } from '../helpers/run-stage.js';
 import { ownState, workdir } from '../helpers/workdir.js';
 

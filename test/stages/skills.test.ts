@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { call, runAgent, text, toolResults, tools } from '../helpers/agent.js';
+import { call, text, tools } from '../../scripts/fake-model/replies.js';
+import { runAgent, toolResults } from '../helpers/agent.js';
 import { REPO_ROOT, stagesFrom } from '../helpers/run-stage.js';
 import { workdir } from '../helpers/workdir.js';
 

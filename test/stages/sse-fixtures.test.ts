@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { SSE_FIXTURES as FIXTURES } from '../helpers/fake-openai.js';
+import { SSE_FIXTURES as FIXTURES } from '../helpers/fixtures.js';
 import { REPO_ROOT as REPO, stagesFrom } from '../helpers/run-stage.js';
 
 const names = fs.readdirSync(FIXTURES).filter((f) => f.endsWith('.sse')).map((f) => f.slice(0, -4));

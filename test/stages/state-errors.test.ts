@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { runAgent, text, type AgentRun } from '../helpers/agent.js';
+import { text } from '../../scripts/fake-model/replies.js';
+import { runAgent, type AgentRun } from '../helpers/agent.js';
 import { stagesFrom } from '../helpers/run-stage.js';
 import { workdir } from '../helpers/workdir.js';
 

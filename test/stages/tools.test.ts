@@ -5,9 +5,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { call, runAgent, text, toolMessages, tools, userTexts } from '../helpers/agent.js';
-import type { FakeReply } from '../helpers/fake-openai.js';
-import { STAGES, stagesFrom } from '../helpers/run-stage.js';
+import { STAGES } from '../../scripts/days.js';
+import { call, text, tools, type FakeReply } from '../../scripts/fake-model/replies.js';
+import { runAgent, toolMessages, userTexts } from '../helpers/agent.js';
+import { stagesFrom } from '../helpers/run-stage.js';
 import { workdir } from '../helpers/workdir.js';
 
 // 发给模型的对话（Day 11 起请求最前面多一条每次重建的 system 消息，这里去掉）

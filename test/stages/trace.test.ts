@@ -4,8 +4,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { call, MCP_READY, runAgent, text, tools } from '../helpers/agent.js';
-import { SSE_FIXTURES, sseFixture, type FakeReply } from '../helpers/fake-openai.js';
+import { call, text, tools, type FakeReply } from '../../scripts/fake-model/replies.js';
+import { MCP_READY, runAgent } from '../helpers/agent.js';
+import { SSE_FIXTURES, sseFixture } from '../helpers/fixtures.js';
 import { REPO_ROOT, stagesFrom } from '../helpers/run-stage.js';
 import { workdir } from '../helpers/workdir.js';
 

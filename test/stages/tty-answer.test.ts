@@ -9,11 +9,14 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { call, text, toolMessages, userTexts } from '../helpers/agent.js';
-import { assertNoRejections, startFakeOpenAI } from '../helpers/fake-openai.js';
+import { call, text } from '../../scripts/fake-model/replies.js';
+import { startFakeOpenAI } from '../../scripts/fake-model/server.js';
+import { toolMessages, userTexts } from '../helpers/agent.js';
+import { assertNoRejections } from '../helpers/fixtures.js';
 import { stagesFrom } from '../helpers/run-stage.js';
 import { noTmux, Terminal } from '../helpers/terminal.js';
-import { DEADLINE_MS, sleep, waitUntil } from '../helpers/wait.js';
+import { DEADLINE_MS } from '../../scripts/check/spawn.js';
+import { sleep, waitUntil } from '../helpers/wait.js';
 import { workdir } from '../helpers/workdir.js';
 
 const COMMAND = 'echo ran > ran.txt';

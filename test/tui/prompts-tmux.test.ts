@@ -6,8 +6,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { call, text, tools } from '../helpers/agent.js';
-import { assertNoRejections, startFakeOpenAI } from '../helpers/fake-openai.js';
+import { call, text, tools } from '../../scripts/fake-model/replies.js';
+import { startFakeOpenAI } from '../../scripts/fake-model/server.js';
+import { assertNoRejections } from '../helpers/fixtures.js';
 import { stagesFrom } from '../helpers/run-stage.js';
 import { noTmux, Terminal } from '../helpers/terminal.js';
 

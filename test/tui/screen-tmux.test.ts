@@ -6,8 +6,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { call, text, toolMessages, userTexts } from '../helpers/agent.js';
-import { assertNoRejections, startFakeOpenAI, type FakeServer } from '../helpers/fake-openai.js';
+import { call, text } from '../../scripts/fake-model/replies.js';
+import { startFakeOpenAI, type FakeServer } from '../../scripts/fake-model/server.js';
+import { toolMessages, userTexts } from '../helpers/agent.js';
+import { assertNoRejections } from '../helpers/fixtures.js';
 import { stagesFrom } from '../helpers/run-stage.js';
 import { noTmux, Terminal } from '../helpers/terminal.js';
 

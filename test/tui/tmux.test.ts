@@ -6,8 +6,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { call, text, tools, userTexts } from '../helpers/agent.js';
-import { assertNoRejections, startFakeOpenAI, type FakeServer, type Usage } from '../helpers/fake-openai.js';
+import { call, text, tools, type Usage } from '../../scripts/fake-model/replies.js';
+import { startFakeOpenAI, type FakeServer } from '../../scripts/fake-model/server.js';
+import { userTexts } from '../helpers/agent.js';
+import { assertNoRejections } from '../helpers/fixtures.js';
 import { stagesFrom } from '../helpers/run-stage.js';
 import { noTmux, Terminal, tmux } from '../helpers/terminal.js';
 

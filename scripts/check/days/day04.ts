@@ -1,22 +1,19 @@
 // 第 4 天：文件工具与工具注册表。
 import fs from 'node:fs';
 import path from 'node:path';
-import { call, tools } from '../../../test/helpers/agent.js';
-import type { FakeToolCall } from '../../../test/helpers/fake-openai.js';
-import { runLearner, type LearnerRun } from '../harness.js';
-import { byLastUser, mark, once, requestFor, showMessages, toolNames, toolResult, toolSchema } from '../later-days.js';
-import { Miss, type Check } from '../types.js';
+import { call, tools, type FakeToolCall } from '../../fake-model/replies.js';
+import type { LearnerRun } from '../harness.js';
+import { mark, requestFor, showMessages, toolNames, toolResult, toolSchema } from '../look.js';
+import { Miss, type Check, type Scenario } from '../types.js';
 
 const SECTION = 'day04/README.md#第-4-天文件工具与工具注册表';
 
-/** 模型在一轮里调用这些工具；answers 是之后 stdin 的行（确认的回答等）。 */
-function toolRun(entry: string, key: string, calls: FakeToolCall[], files: Record<string, string>, answers: string[] = []): Promise<LearnerRun> {
-    return once(entry, `day04-${key}`, () => runLearner(entry, {
-        lines: ['用一下文件工具', ...answers, '/exit'],
-        files,
-        model: byLastUser({ 用一下文件工具: tools(...calls) }),
-    }));
-}
+/** 模型在一轮里调用这些工具；answers 是之后打的行（确认的回答等）。 */
+const fileTools = (calls: FakeToolCall[], files: Record<string, string>, answers: string[] = []): Scenario => ({
+    lines: ['用一下文件工具', ...answers, '/exit'],
+    files,
+    model: { 用一下文件工具: tools(...calls) },
+});
 
 const readFile = (run: LearnerRun, name: string): string | null => {
     try {
@@ -30,6 +27,8 @@ const resultOf = (run: LearnerRun, id: string): string => toolResult(run, id) ??
 const A = mark('FILEA');
 const B = mark('FILEB');
 const WRITTEN = mark('WRITTEN');
+const READ = fileTools([call('call_read_1', 'read', { path: 'docs/b.txt' })], { 'a.txt': A, 'docs/b.txt': B });
+const TWICE = '- 买牛奶\n- 买牛奶\n';
 
 export const checks: Check[] = [
     {
@@ -37,8 +36,8 @@ export const checks: Check[] = [
         name: '文件工具以 schema 交给模型：ls、read、glob、write、patch',
         hint: '注册表里每个工具一项 { name, description, parameters, run }，请求的 tools 由它生成：read {path}、write {path, content}、ls {path}、glob {pattern}、patch {path, hunks: [{old, new}]}',
         section: SECTION,
-        async run(entry) {
-            const run = await toolRun(entry, 'read', [call('call_read_1', 'read', { path: 'docs/b.txt' })], { 'a.txt': A, 'docs/b.txt': B });
+        scenario: READ,
+        expect(run) {
             const first = requestFor(run, '用一下文件工具');
             const want: Record<string, string[]> = { ls: ['path'], read: ['path'], glob: ['pattern'], write: ['path', 'content'], patch: ['path', 'hunks'] };
             const missing = Object.entries(want).filter(([name, params]) => params.some((p) => !toolSchema(first, name)?.parameters?.properties?.[p]));
@@ -53,8 +52,8 @@ export const checks: Check[] = [
         name: 'read 读出参数 path 指的那个文件',
         hint: 'read 按 args.path（相对当前目录）读文件，内容作为工具结果交回',
         section: SECTION,
-        async run(entry) {
-            const run = await toolRun(entry, 'read', [call('call_read_1', 'read', { path: 'docs/b.txt' })], { 'a.txt': A, 'docs/b.txt': B });
+        scenario: READ,
+        expect(run) {
             const result = resultOf(run, 'call_read_1');
             if (!result.includes(B) || result.includes(A)) throw new Miss(`read {"path":"docs/b.txt"} 的结果里有它的内容「${B}」`, result);
         },
@@ -64,8 +63,8 @@ export const checks: Check[] = [
         name: 'write 答 y 后写入文件，没有的父目录自动建好',
         hint: 'write 先确认，同意后 fs.mkdirSync(path.dirname(file), { recursive: true }) 再 writeFileSync 写入完整内容',
         section: SECTION,
-        async run(entry) {
-            const run = await toolRun(entry, 'write', [call('call_write_1', 'write', { path: 'new/dir/out.txt', content: WRITTEN })], {}, ['y']);
+        scenario: fileTools([call('call_write_1', 'write', { path: 'new/dir/out.txt', content: WRITTEN })], {}, ['y']),
+        expect(run) {
             const got = readFile(run, 'new/dir/out.txt');
             if (got !== WRITTEN) throw new Miss(`回答 y 后 new/dir/out.txt 的内容是「${WRITTEN}」`, `文件${got === null ? '不存在' : `内容：${got}`}；tool 消息：${resultOf(run, 'call_write_1')}`);
         },
@@ -75,8 +74,8 @@ export const checks: Check[] = [
         name: 'write 没答 y 时不写',
         hint: '写入之前先显示要写什么并确认（和 run_shell 一样读下一行），只有 y 才写',
         section: SECTION,
-        async run(entry) {
-            const run = await toolRun(entry, 'write-no', [call('call_write_no', 'write', { path: 'keep.txt', content: '新内容' })], { 'keep.txt': '旧内容' }, ['n']);
+        scenario: fileTools([call('call_write_no', 'write', { path: 'keep.txt', content: '新内容' })], { 'keep.txt': '旧内容' }, ['n']),
+        expect(run) {
             const got = readFile(run, 'keep.txt');
             if (got !== '旧内容') throw new Miss('回答 n 后 keep.txt 仍是「旧内容」', `keep.txt：${got ?? '（不存在）'}；tool 消息：${resultOf(run, 'call_write_no')}`);
         },
@@ -86,8 +85,8 @@ export const checks: Check[] = [
         name: 'ls 列出目录里的文件和子目录',
         hint: 'ls 用 fs.readdirSync(args.path ?? ".") 列出名字（目录可以加 / 区分），作为结果交回',
         section: SECTION,
-        async run(entry) {
-            const run = await toolRun(entry, 'ls', [call('call_ls_1', 'ls', { path: 'proj' })], { 'proj/readme-x.md': '#', 'proj/srcdir/main.ts': '' });
+        scenario: fileTools([call('call_ls_1', 'ls', { path: 'proj' })], { 'proj/readme-x.md': '#', 'proj/srcdir/main.ts': '' }),
+        expect(run) {
             const result = resultOf(run, 'call_ls_1');
             if (!result.includes('readme-x.md') || !result.includes('srcdir')) throw new Miss('ls {"path":"proj"} 的结果里有 readme-x.md 和 srcdir', result);
         },
@@ -97,9 +96,9 @@ export const checks: Check[] = [
         name: 'glob 按通配符找到文件（** 跨目录），不进 node_modules',
         hint: 'glob 从当前目录递归遍历，把相对路径和模式比较：** 匹配任意层目录，* 不跨 /；跳过 node_modules 和点目录',
         section: SECTION,
-        async run(entry) {
-            const run = await toolRun(entry, 'glob', [call('call_glob_1', 'glob', { pattern: '**/*.ts' })],
-                { 'src/alpha.ts': '', 'src/deep/beta.ts': '', 'node_modules/pkg/gamma.ts': '', 'notes.md': '' });
+        scenario: fileTools([call('call_glob_1', 'glob', { pattern: '**/*.ts' })],
+            { 'src/alpha.ts': '', 'src/deep/beta.ts': '', 'node_modules/pkg/gamma.ts': '', 'notes.md': '' }),
+        expect(run) {
             const result = resultOf(run, 'call_glob_1');
             if (!result.includes('src/alpha.ts') || !result.includes('src/deep/beta.ts') || result.includes('gamma') || result.includes('notes.md')) {
                 throw new Miss('glob {"pattern":"**/*.ts"} 的结果有 src/alpha.ts、src/deep/beta.ts，没有 node_modules/pkg/gamma.ts 和 notes.md', result);
@@ -111,9 +110,9 @@ export const checks: Check[] = [
         name: 'patch 把 old 片段换成 new（答 y 后）',
         hint: 'patch 读出文件，把每个 hunk 的 old 换成 new（用 indexOf + slice 拼，不用 String.replace），确认后写回',
         section: SECTION,
-        async run(entry) {
-            const run = await toolRun(entry, 'patch', [call('call_patch_1', 'patch', { path: 'todo.md', hunks: [{ old: '买牛奶', new: '买牛奶和面包 $&' }] })],
-                { 'todo.md': '- 买牛奶\n- 写周报\n' }, ['y']);
+        scenario: fileTools([call('call_patch_1', 'patch', { path: 'todo.md', hunks: [{ old: '买牛奶', new: '买牛奶和面包 $&' }] })],
+            { 'todo.md': '- 买牛奶\n- 写周报\n' }, ['y']),
+        expect(run) {
             const got = readFile(run, 'todo.md');
             if (got !== '- 买牛奶和面包 $&\n- 写周报\n') throw new Miss('todo.md 变成「- 买牛奶和面包 $&\\n- 写周报\\n」', `todo.md：${JSON.stringify(got)}；tool 消息：${resultOf(run, 'call_patch_1')}`);
         },
@@ -123,14 +122,13 @@ export const checks: Check[] = [
         name: 'patch 的 old 找不到或出现不止一次时不改文件，原因告诉模型',
         hint: '每个 old 必须在文件里恰好出现一次：数一下出现几次，不是 1 就不写，把原因作为工具结果交回，模型会换个 old 再试',
         section: SECTION,
-        async run(entry) {
-            const original = '- 买牛奶\n- 买牛奶\n';
-            const run = await toolRun(entry, 'patch-bad', [
-                call('call_patch_none', 'patch', { path: 'list.md', hunks: [{ old: '买咖啡', new: 'x' }] }),
-                call('call_patch_twice', 'patch', { path: 'list.md', hunks: [{ old: '买牛奶', new: '买面包' }] }),
-            ], { 'list.md': original }, ['y', 'y']);
+        scenario: fileTools([
+            call('call_patch_none', 'patch', { path: 'list.md', hunks: [{ old: '买咖啡', new: 'x' }] }),
+            call('call_patch_twice', 'patch', { path: 'list.md', hunks: [{ old: '买牛奶', new: '买面包' }] }),
+        ], { 'list.md': TWICE }, ['y', 'y']),
+        expect(run) {
             const got = readFile(run, 'list.md');
-            if (got !== original || toolResult(run, 'call_patch_none') === undefined || toolResult(run, 'call_patch_twice') === undefined) {
+            if (got !== TWICE || toolResult(run, 'call_patch_none') === undefined || toolResult(run, 'call_patch_twice') === undefined) {
                 throw new Miss('old「买咖啡」不存在、old「买牛奶」出现两次：list.md 一个字都不改，两次调用都有 tool 消息',
                     `list.md：${JSON.stringify(got)}；tool 消息：${resultOf(run, 'call_patch_none')} / ${resultOf(run, 'call_patch_twice')}`);
             }

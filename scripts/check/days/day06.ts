@@ -1,11 +1,12 @@
 // 第 6 天：命名对话存盘。/new <id> 新建并切换、/open <id> 切换、退出时自动保存、/load 从磁盘恢复。
-import { runLearner } from '../harness.js';
-import { contentOf, mark, messagesOf, requestFor, showMessages } from '../later-days.js';
+import { contentOf, mark, messagesOf, requestFor, showMessages } from '../look.js';
 import { Miss, type Check } from '../types.js';
 
 const SECTION = 'day08/README.md#第-6-天命名对话存盘';
 
 const users = (body: any): string[] => messagesOf(body).filter((m) => m.role === 'user').map(contentOf);
+const [ONE, TWO, THREE] = [mark('ONE'), mark('TWO'), mark('THREE')];
+const SAVED = mark('SAVED');
 
 export const checks: Check[] = [
     {
@@ -13,16 +14,15 @@ export const checks: Check[] = [
         name: '/new 开一个空对话，/open 切回原来的对话接着聊',
         hint: '对话表：id → 消息数组。/new <id> 把当前历史存回表里、换成一个空数组；/open <id> 换成表里那个对话的数组',
         section: SECTION,
-        async run(entry) {
-            const [a, b, c] = [mark('ONE'), mark('TWO'), mark('THREE')];
-            const run = await runLearner(entry, { lines: ['/new chk-one', a, '/new chk-two', b, '/open chk-one', c, '/exit'] });
-            const second = requestFor(run, b);
-            const third = requestFor(run, c);
-            if (!second || users(second).join() !== b) {
-                throw new Miss(`/new chk-two 之后「${b}」的请求里只有这一句（没有 chk-one 里的「${a}」）`, second ? showMessages(second) : '没有这个请求');
+        scenario: { lines: ['/new chk-one', ONE, '/new chk-two', TWO, '/open chk-one', THREE, '/exit'] },
+        expect(run) {
+            const second = requestFor(run, TWO);
+            const third = requestFor(run, THREE);
+            if (!second || users(second).join() !== TWO) {
+                throw new Miss(`/new chk-two 之后「${TWO}」的请求里只有这一句（没有 chk-one 里的「${ONE}」）`, second ? showMessages(second) : '没有这个请求');
             }
-            if (!third || users(third).join() !== [a, c].join()) {
-                throw new Miss(`/open chk-one 之后「${c}」的请求里是 chk-one 的历史：「${a}」和它的回答，然后是「${c}」`, third ? showMessages(third) : '没有这个请求');
+            if (!third || users(third).join() !== [ONE, THREE].join()) {
+                throw new Miss(`/open chk-one 之后「${THREE}」的请求里是 chk-one 的历史：「${ONE}」和它的回答，然后是「${THREE}」`, third ? showMessages(third) : '没有这个请求');
             }
         },
     },
@@ -31,13 +31,12 @@ export const checks: Check[] = [
         name: '退出时自动保存；下次启动 /load、/open 接着聊',
         hint: '退出流程里把所有对话写进 .geekagent/sessions.json（先写临时文件再 rename）；/load 读回来，/open <id> 切过去',
         section: SECTION,
-        async run(entry) {
-            const said = mark('SAVED');
-            const first = await runLearner(entry, { lines: ['/new chk-saved', said, '/exit'] });
-            const second = await runLearner(entry, { dir: first.dir, home: first.home, lines: ['/load', '/open chk-saved', '接着聊', '/exit'] });
+        scenario: { lines: ['/new chk-saved', SAVED, '/exit'], then: { lines: ['/load', '/open chk-saved', '接着聊', '/exit'] } },
+        expect(run) {
+            const second = run.then!;
             const next = requestFor(second, '接着聊');
-            if (!next || !users(next).includes(said)) {
-                throw new Miss(`第一次运行在 chk-saved 里说了「${said}」后 /exit；第二次运行 /load、/open chk-saved 之后，「接着聊」的请求里有这一句`,
+            if (!next || !users(next).includes(SAVED)) {
+                throw new Miss(`第一次运行在 chk-saved 里说了「${SAVED}」后 /exit；第二次运行 /load、/open chk-saved 之后，「接着聊」的请求里有这一句`,
                     next ? showMessages(next) : `第二次运行没有「接着聊」的请求；stdout：${second.stdout.slice(-300)}`);
             }
         },

@@ -1,18 +1,14 @@
 // 第 7 天：全屏界面与用量面板。全屏界面只在 stdin、stdout 都是终端时才有；管道里能检查的是行模式和用量从哪来。
-import { text } from '../../../test/helpers/agent.js';
-import { clip, runLearner, type LearnerRun } from '../harness.js';
-import { mark, once } from '../later-days.js';
-import { Miss, type Check } from '../types.js';
+import { text } from '../../fake-model/replies.js';
+import { clip, mark } from '../look.js';
+import { Miss, type Check, type Scenario } from '../types.js';
 
 const SECTION = 'day08/README.md#第-7-天全屏界面与用量面板';
 const ANSWER = mark('PLAIN');
-
-function plainRun(entry: string): Promise<LearnerRun> {
-    return once(entry, 'day07-plain', () => runLearner(entry, {
-        lines: ['你好', '/exit'],
-        model: () => ({ ...text(ANSWER), usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 } }),
-    }));
-}
+const HELLO: Scenario = {
+    lines: ['你好', '/exit'],
+    model: () => () => ({ ...text(ANSWER), usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 } }),
+};
 
 export const checks: Check[] = [
     {
@@ -20,8 +16,10 @@ export const checks: Check[] = [
         name: 'stdin、stdout 不是终端时用行模式：照常问答，输出里没有终端控制序列',
         hint: 'process.stdin.isTTY && process.stdout.isTTY 都为真才进全屏（原始模式、备用屏幕）；否则用第 4 天的行式 REPL，不上色、不画界面',
         section: SECTION,
-        async run(entry) {
-            const run = await plainRun(entry);
+        optional: true,   // 原教程不是终端就退出；管道里的行模式是本仓库多做的
+        pipeOnly: true,
+        scenario: HELLO,
+        expect(run) {
             const esc = run.stdout.indexOf('\x1b');
             if (!run.stdout.includes(ANSWER) || esc >= 0) {
                 throw new Miss(`管道里运行：回答「${ANSWER}」出现在 stdout 上，stdout 里没有 ESC（\\x1b）开头的控制序列`,
@@ -34,8 +32,8 @@ export const checks: Check[] = [
         name: '流式请求带 stream_options: { include_usage: true }，向服务商要用量',
         hint: '面板的「本轮」「累计」来自服务商报的 usage：流式请求要加 stream_options: { include_usage: true }，它才在流的最后一块里带上 usage',
         section: SECTION,
-        async run(entry) {
-            const run = await plainRun(entry);
+        scenario: HELLO,
+        expect(run) {
             const missing = run.requests.find((body) => body?.stream === true && body?.stream_options?.include_usage !== true);
             if (run.requests.length === 0 || missing) {
                 throw new Miss('每个流式请求都带 "stream_options": {"include_usage": true}', missing ? `stream_options：${JSON.stringify(missing.stream_options ?? null)}` : '没有请求');

@@ -1,32 +1,27 @@
 // 第 10 天：AGENTS.md 和长期记忆。
-import { call, tools } from '../../../test/helpers/agent.js';
-import { runLearner, type LearnerRun } from '../harness.js';
-import { byLastUser, mark, once, requestFor, showMessages, systemText, toolResult, twoRuns } from '../later-days.js';
-import { Miss, type Check } from '../types.js';
+import { call, tools } from '../../fake-model/replies.js';
+import { mark, requestFor, showMessages, systemText, toolResult } from '../look.js';
+import { Miss, type Check, type Scenario } from '../types.js';
 
 const SECTION = 'day11/README.md#第-10-天agentsmd-和长期记忆';
 
 const RULE = mark('RULE');
-function agentsRun(entry: string): Promise<LearnerRun> {
-    return once(entry, 'day10-agents', () => runLearner(entry, {
-        lines: ['你好', '再说一句', '/exit'],
-        files: { 'AGENTS.md': `# 项目规矩\n- 代码缩进 4 个空格（${RULE}）\n` },
-        model: byLastUser({}),
-    }));
-}
+const AGENTS: Scenario = {
+    lines: ['你好', '再说一句', '/exit'],
+    files: { 'AGENTS.md': `# 项目规矩\n- 代码缩进 4 个空格（${RULE}）\n` },
+};
 
 // 小写字母数字：第 10 天的关键词检索和第 13 天的 BM25 都把它当一个完整的词
 const WORD = `zq${mark('').toLowerCase()}`;
 const FACT = `用户最喜欢的词是 ${WORD}`;
-function memoryRuns(entry: string): Promise<[LearnerRun, LearnerRun]> {
-    return once(entry, 'day10-memory', () => twoRuns(entry, {
-        lines: [`记住：我最喜欢的词是 ${WORD}`, '/exit'],
-        model: byLastUser({ '记住': tools(call('call_memw_1', 'memory_write', { content: FACT })) }),
-    }, {
+const MEMORY: Scenario = {
+    lines: [`记住：我最喜欢的词是 ${WORD}`, '/exit'],
+    model: { '记住': tools(call('call_memw_1', 'memory_write', { content: FACT })) },
+    then: {
         lines: ['我最喜欢哪个词？', '/exit'],
-        model: byLastUser({ '最喜欢哪个词': tools(call('call_mems_1', 'memory_search', { query: WORD })) }),
-    }));
-}
+        model: { '最喜欢哪个词': tools(call('call_mems_1', 'memory_search', { query: WORD })) },
+    },
+};
 
 export const checks: Check[] = [
     {
@@ -34,8 +29,8 @@ export const checks: Check[] = [
         name: 'AGENTS.md 的内容在每个请求的系统提示里',
         hint: '启动时读工作目录里的 AGENTS.md；每次请求模型时把它拼进开头的 system 消息（不存进历史）',
         section: SECTION,
-        async run(entry) {
-            const run = await agentsRun(entry);
+        scenario: AGENTS,
+        expect(run) {
             for (const said of ['你好', '再说一句']) {
                 const body = requestFor(run, said);
                 if (!systemText(body).includes(RULE)) {
@@ -49,8 +44,9 @@ export const checks: Check[] = [
         name: '长期记忆跨进程保留：这次 memory_write 记下的，下次启动 memory_search 找得到',
         hint: 'memory_write 把内容追加进 .geekagent/memory.json（字符串数组）并写盘；启动时读回来；memory_search 按关键词在里面找，把找到的条目作为工具结果返回',
         section: SECTION,
-        async run(entry) {
-            const [first, second] = await memoryRuns(entry);
+        scenario: MEMORY,
+        expect(first) {
+            const second = first.then!;
             if (toolResult(first, 'call_memw_1') === undefined) {
                 throw new Miss('第一次运行：memory_write 的工具结果回到对话里', showMessages(first.requests.at(-1)));
             }

@@ -1,10 +1,9 @@
 // 第 11 天：技能。用学习者自己文件夹里的 skills/explore/SKILL.md（照教程写的只读技能）：只读它的说明和白名单，不碰它的代码。
 import fs from 'node:fs';
 import path from 'node:path';
-import { call, tools } from '../../../test/helpers/agent.js';
-import { runLearner, type LearnerRun } from '../harness.js';
-import { byLastUser, ends, once, requestFor, showMessages, systemText, toolNames, toolResult } from '../later-days.js';
-import { Miss, type Check } from '../types.js';
+import { call, tools } from '../../fake-model/replies.js';
+import { ends, requestFor, showMessages, systemText, toolNames, toolResult } from '../look.js';
+import { Miss, type Check, type Scenario } from '../types.js';
 
 const SECTION = 'day11/README.md#第-11-天技能';
 const BEFORE = '你好';
@@ -29,14 +28,13 @@ function exploreSkill(entry: string): ExploreSkill {
     return { whitelist, bodyLine };
 }
 
-function skillRun(entry: string): Promise<LearnerRun> {
-    return once(entry, 'day11-skill', () => runLearner(entry, {
-        // 模型硬要调用白名单外的 run_shell：后面多给两个 y，答了确认的 Agent 就真的删了
-        lines: [BEFORE, '/use explore', AFTER, DELETE, 'y', 'y', '/exit'],
-        files: { 'build/out.txt': '构建产物\n' },
-        model: byLastUser({ [DELETE]: tools(call('call_shell_1', 'run_shell', { command: 'rm -rf build' })) }),
-    }));
-}
+// 模型硬要调用白名单外的 run_shell：后面多给两个 y，答了确认的 Agent 就真的删了
+const SKILL: Scenario = {
+    lines: [BEFORE, '/use explore', AFTER, DELETE, 'y', 'y', '/exit'],
+    files: { 'build/out.txt': '构建产物\n' },
+    model: { [DELETE]: tools(call('call_shell_1', 'run_shell', { command: 'rm -rf build' })) },
+    refuses: true,
+};
 
 export const checks: Check[] = [
     {
@@ -44,9 +42,9 @@ export const checks: Check[] = [
         name: '/use explore 之后，技能说明进了系统提示',
         hint: '/use <技能名> 读 skills/<技能名>/SKILL.md，把头部之后的说明拼进之后每个请求的 system 消息',
         section: SECTION,
-        async run(entry) {
-            const skill = exploreSkill(entry);
-            const run = await skillRun(entry);
+        scenario: SKILL,
+        expect(run) {
+            const skill = exploreSkill(run.entry);
             const before = requestFor(run, BEFORE);
             const after = requestFor(run, AFTER);
             if (!systemText(after).includes(skill.bodyLine) || systemText(before).includes(skill.bodyLine)) {
@@ -59,9 +57,9 @@ export const checks: Check[] = [
         name: '技能启用后，请求只带白名单里的工具',
         hint: '启用技能时记下它的白名单；发给模型的 tools 只放白名单里的工具',
         section: SECTION,
-        async run(entry) {
-            const skill = exploreSkill(entry);
-            const run = await skillRun(entry);
+        scenario: SKILL,
+        expect(run) {
+            const skill = exploreSkill(run.entry);
             const names = toolNames(requestFor(run, AFTER));
             const extra = names.filter((n) => !skill.whitelist.includes(n));
             if (names.length === 0 || extra.length > 0) {
@@ -74,9 +72,10 @@ export const checks: Check[] = [
         name: '白名单外的工具在执行时也被拒绝（模型硬要调用 run_shell）',
         hint: '执行工具之前（在问用户确认之前）再查一遍白名单：不在里面的直接返回「权限拒绝」之类的结果，不执行、也不问',
         section: SECTION,
-        async run(entry) {
-            exploreSkill(entry);
-            const run = await skillRun(entry);
+        optional: true,   // 原教程只在发给模型的工具清单上筛；执行时再查一遍是本仓库多做的
+        scenario: SKILL,
+        expect(run) {
+            exploreSkill(run.entry);
             const result = toolResult(run, 'call_shell_1');
             if (!fs.existsSync(path.join(run.dir, 'build', 'out.txt'))) {
                 throw new Miss('启用 explore 时，模型调用 run_shell「rm -rf build」不执行，build/ 还在', `build/ 被删了；工具结果：${result ?? '（没有）'}`);

@@ -1,9 +1,5 @@
-// 第 9–15 天的检查共用的小工具：按请求内容回答的脚本模型、从请求里取东西、同一次运行给几个检查共用、第二次运行接着用第一次的文件夹。
-import { text } from '../../test/helpers/agent.js';
-import type { FakeReply } from '../../test/helpers/fake-openai.js';
-import { runLearner, type LearnerOptions, type LearnerRun } from './harness.js';
-
-export type Rule = FakeReply | ((body: any) => FakeReply);
+// 从一次运行里取东西：请求里的消息、工具结果、系统提示；以及把它们摆给学习者看（Miss 的「实际」）。
+import type { LearnerRun } from './harness.js';
 
 /** 这次检查独有的标记：出现在哪里，就说明是从哪里来的。 */
 export const mark = (prefix: string): string => `${prefix}${Math.random().toString(36).slice(2, 8)}`;
@@ -13,23 +9,6 @@ export const contentOf = (m: any): string => (typeof m?.content === 'string' ? m
 export const systemText = (body: any): string => messagesOf(body).filter((m) => m.role === 'system').map(contentOf).join('\n');
 export const toolNames = (body: any): string[] => (Array.isArray(body?.tools) ? body.tools.map((t: any) => t?.function?.name) : []);
 export const toolSchema = (body: any, name: string): any => body?.tools?.find((t: any) => t?.function?.name === name)?.function;
-
-/**
- * 按最后一条消息决定回复，从不看这是第几个请求（学习者的 Agent 多问一句、少问一句都不乱）：
- * 最后一条是用户消息、含有 rules 里的某个键，就照那条回；其余（工具结果回来了、多出来的 y……）回一句短文字。
- */
-export function byLastUser(rules: Record<string, Rule>, otherwise = '好的'): (body: any) => FakeReply {
-    return (body) => {
-        const last = messagesOf(body).at(-1);
-        if (last?.role === 'user') {
-            const said = contentOf(last);
-            for (const [key, rule] of Object.entries(rules)) {
-                if (said.includes(key)) return typeof rule === 'function' ? rule(body) : rule;
-            }
-        }
-        return text(otherwise);
-    };
-}
 
 /** 最后一条用户消息含有 key 的第一个请求（这一轮开头的那个）。 */
 export const requestFor = (run: LearnerRun, key: string): any | undefined =>
@@ -47,20 +26,36 @@ export function toolResult(run: LearnerRun, callId: string): string | undefined 
     return undefined;
 }
 
-/** 几个检查共用同一次运行：同一个入口、同一个键只跑一次。 */
-const shared = new Map<string, Promise<any>>();
-export function once<T>(entry: string, key: string, run: () => Promise<T>): Promise<T> {
-    const id = `${entry}\n${key}`;
-    if (!shared.has(id)) shared.set(id, run());
-    return shared.get(id)!;
+/** 带 tool_calls 的 assistant 消息（在任何一个请求里），按调用 id 找。 */
+export function assistantCalling(run: LearnerRun, id: string): any | undefined {
+    for (const body of run.requests) {
+        const m = messagesOf(body).find((x) => x.role === 'assistant' && Array.isArray(x.tool_calls) && x.tool_calls.some((c: any) => c?.id === id));
+        if (m) return m;
+    }
+    return undefined;
 }
 
-/** 先跑 first，再在同一个工作目录、同一个主目录里跑 second（它留下的长期记忆、知识库还在）。 */
-export async function twoRuns(entry: string, first: LearnerOptions, second: LearnerOptions): Promise<[LearnerRun, LearnerRun]> {
-    const a = await runLearner(entry, first);
-    const b = await runLearner(entry, { ...second, dir: a.dir, home: a.home });
-    return [a, b];
+/** 最后一条 user 消息的文字（按内容决定回复时用）。 */
+export function lastUser(body: any): string | undefined {
+    const last = messagesOf(body).filter((m) => m?.role === 'user').at(-1);
+    return last ? contentOf(last) : undefined;
 }
+
+/** 截短给 Miss 的 actual：超过 n 个字符时留头尾。 */
+export function clip(value: string, n = 600): string {
+    const chars = Array.from(value);
+    if (chars.length <= n) return value;
+    const head = Math.floor(n * 0.6);
+    return `${chars.slice(0, head).join('')}\n…（省略 ${chars.length - n} 个字符）…\n${chars.slice(chars.length - (n - head)).join('')}`;
+}
+
+/** 给 Miss 的 actual 附上 stderr 的开头（学习者的 Agent 出错退出时，原因多半在这里）；没有就是空的。 */
+export function stderrNote(run: LearnerRun): string {
+    return run.stderr.trim() ? `\nstderr：${clip(run.stderr.trim(), 300)}` : '';
+}
+
+/** 假模型拒绝过请求时附上第一条原因（它像真实 API 一样回 400）。 */
+export const rejectedNote = (run: LearnerRun): string => (run.rejected.length ? `\n假模型拒绝了请求（像真实 API 一样回 400）：${run.rejected[0]}` : '');
 
 /** 给 Miss 的「实际」：一个请求里的消息，一条一行，角色在前。系统提示留头尾：后加的几节（AGENTS.md、技能、召回）在末尾。 */
 export function showMessages(body: any): string {
