@@ -2,7 +2,8 @@
 // 为什么不每次 tsx dayNN/index.ts：tsx 加载器自己启动就要约 0.5 s CPU（2 核机器上量的：node 空跑 0.1 s，
 // 加 --import tsx 0.6 s），一千个测试里几百次启动就是几分钟。转一次、直接 node index.js 只剩 node 自己的启动。
 // 转法和 tsx 一样只去掉类型（ts-loader.mjs 的 transpile，不做类型检查、不打包），文件一一对应、
-// 目录名不变（横幅里的阶段名取自目录名），import './x.js' 照样解析；非 .ts 文件（skills/、demo-server.mjs）原样复制。
+// 目录名不变（横幅里的阶段名取自目录名），源码里的 import './x.ts' 改写成 './x.js'（rewriteRelativeImportExtensions），
+// 所以 Node 20 也能直接跑；非 .ts 文件（skills/、demo-server.mjs）原样复制。
 // 按阶段全部文件的内容做哈希缓存在 node_modules/.cache/ 里：改了源码下次自动重转，多个测试进程同时转也不会互相覆盖。
 // 经 tsx 启动的对照在 test/stages/entry.test.ts：每个阶段各跑一次读者敲的 tsx dayNN/index.ts，输出和请求都要相同。
 import { createHash } from 'node:crypto';
@@ -51,7 +52,7 @@ function build(stage: string): string {
             fs.copyFileSync(from, to);
             continue;
         }
-        fs.writeFileSync(to, transpile(from, fs.readFileSync(from, 'utf8')));
+        fs.writeFileSync(to, transpile(from, fs.readFileSync(from, 'utf8'), true));
         // 技能的 tools.ts 是运行时按这个名字动态导入的（读者自己写技能也是 .ts）：留一个同名的符号链接指向 .js。
         // node 按真实路径（.js）认格式；用加载钩子也行，但钩子线程让每次启动多花约 0.15 s CPU
         if (name.includes('/')) fs.symlinkSync(path.basename(to), to.replace(/\.js$/, '.ts'));

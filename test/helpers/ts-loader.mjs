@@ -16,16 +16,19 @@ let ts;
 /**
  * 一个 .ts 文件的源码转成 JS：只去掉类型，带行内 source map（报错的栈指回 .ts 的行号）。
  * 按路径和内容缓存；测试用的阶段入口（compiled.ts）也经这里转。
+ * toJs：源码里的 import './x.ts' 改写成 './x.js'（TypeScript 的 rewriteRelativeImportExtensions）——
+ * 转好的文件在磁盘上叫 x.js、由没有加载钩子的 node 直接跑时要这样；经本加载器跑的文件不用改，x.ts 就在那里。
  */
-export function transpile(file, source) {
-    const cached = path.join(CACHE, `${createHash('sha256').update(file).update('\0').update(source).digest('hex').slice(0, 32)}.js`);
+export function transpile(file, source, toJs = false) {
+    const key = createHash('sha256').update(file).update('\0').update(source).update(toJs ? '\0toJs' : '').digest('hex').slice(0, 32);
+    const cached = path.join(CACHE, `${key}.js`);
     try {
         return fs.readFileSync(cached, 'utf8');
     } catch {
         ts ??= createRequire(import.meta.url)('typescript');
         const js = ts.transpileModule(source, {
             fileName: file,
-            compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, inlineSourceMap: true },
+            compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, inlineSourceMap: true, rewriteRelativeImportExtensions: toJs },
         }).outputText;
         // 先写临时文件再改名：同时跑的测试进程读到的要么没有，要么是完整的
         fs.mkdirSync(CACHE, { recursive: true });
