@@ -1,14 +1,15 @@
 // Day 1：对话。history 就是发给模型的 messages 数组；每轮把完整历史发出去，多轮记忆由此而来。
-import type { Config } from './config.js';
-import { ApiError, streamChat, type Message } from './llm.js';
-import type { Delta, StreamResult } from './sse.js';
+import type { Config } from './config.ts';
+import { ApiError, streamChat, type Message } from './llm.ts';
+import type { Delta, StreamResult } from './sse.ts';
 
 export type ReplyPiece = Delta | { type: 'notice'; text: string };   // 模型增量，或一行灰色提示（不进历史）
 
 export class Chat {
     history: Message[] = [];
+    private readonly cfg: Config;
 
-    constructor(private readonly cfg: Config) {}
+    constructor(cfg: Config) { this.cfg = cfg; }
 
     reset(): void { this.history = []; }
 

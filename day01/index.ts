@@ -1,10 +1,10 @@
 // Day 1：命令行 REPL。readline 的异步迭代替我们排队：回复进行中打的行（或管道里后面的行）先存着，按顺序交出来，一行也不丢。
 import readline from 'node:readline';
-import { Chat, type ReplyPiece } from './chat.js';
-import { colorEnabled, err, out, paint } from './color.js';
-import { keyHost, loadConfig, missingKey } from './config.js';
-import { traceStatus } from './trace.js';
-import { typing } from './typing.js';   // 终端里打的字只在等输入时显示，回复进行中打的行轮到时再显示
+import { Chat, type ReplyPiece } from './chat.ts';
+import { colorEnabled, err, out, paint } from './color.ts';
+import { keyHost, loadConfig, missingKey } from './config.ts';
+import { traceStatus } from './trace.ts';
+import { typing } from './typing.ts';   // 终端里打的字只在等输入时显示，回复进行中打的行轮到时再显示
 
 const cfg = loadConfig();
 const chat = new Chat(cfg);

@@ -3,10 +3,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
-import { openRegularFile } from './config.js';
-import { applyHunks, diff, type Hunk } from './diff.js';
-import { glob, GLOB_LIMIT } from './glob.js';
-import { confirm, MAX_OUTPUT_CHARS, registerTool, stringArg } from './tools.js';
+import { openRegularFile } from './config.ts';
+import { applyHunks, diff, type Hunk } from './diff.ts';
+import { glob, GLOB_LIMIT } from './glob.ts';
+import { confirm, MAX_OUTPUT_CHARS, registerTool, stringArg } from './tools.ts';
 
 const schema = (properties: Record<string, unknown>, required: string[]) =>
     ({ type: 'object', properties, required, additionalProperties: false });

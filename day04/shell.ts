@@ -1,7 +1,7 @@
 // Day 3：shell 工具（第 2 天演示工具循环用的时间工具也在这里）。
 import { spawn } from 'node:child_process';
-import { forgetIfGone, markedEnv, signalGroup, trackGroup } from './process-group.js';
-import { confirm, registerTool, stringArg, truncateOutput } from './tools.js';
+import { forgetIfGone, markedEnv, signalGroup, trackGroup } from './process-group.ts';
+import { confirm, registerTool, stringArg, truncateOutput } from './tools.ts';
 
 const SHELL_TIMEOUT_MS = 10_000;
 

@@ -1,18 +1,19 @@
 // Day 1：对话。history 就是发给模型的 messages 数组；每轮把完整历史发出去，多轮记忆由此而来。
 import { randomBytes } from 'node:crypto';
-import type { Config } from './config.js';
-import { historySize, maxHistory, splitPoint, summaryRequest, SUMMARY_HEADER } from './compact.js';
-import { ApiError, complete, streamChat, type Message } from './llm.js';
-import type { Delta, StreamResult, ToolCall, Usage } from './sse.js';
-import { execTool, toOpenAITools, truncateOutput } from './tools.js';
+import type { Config } from './config.ts';
+import { historySize, maxHistory, splitPoint, summaryRequest, SUMMARY_HEADER } from './compact.ts';
+import { ApiError, complete, streamChat, type Message } from './llm.ts';
+import type { Delta, StreamResult, ToolCall, Usage } from './sse.ts';
+import { execTool, toOpenAITools, truncateOutput } from './tools.ts';
 
 export type ReplyPiece = Delta | { type: 'notice' | 'progress'; text: string };   // Day 2：多了黄色的进度行；提示和进度都不进历史
 
 export class Chat {
     history: Message[] = [];
     private onUsage: (usage: Usage) => void = () => {};
+    private readonly cfg: Config;
 
-    constructor(private readonly cfg: Config) {}
+    constructor(cfg: Config) { this.cfg = cfg; }
 
     /** Day 5：把较早的历史压缩成一条摘要，返回说明文字。失败时抛出，由调用方决定怎么提示。 */
     async compact(signal?: AbortSignal): Promise<string> {

@@ -1,13 +1,13 @@
 // Day 6：斜杠命令是一张表：命令名 → 参数、说明、处理函数。/help 的内容从这张表生成，后面几天往表里加命令。
 // 每条命令先把 Chat 当前的历史同步回 Sessions（压缩可能换掉了数组对象）。
-import type { Chat } from './chat.js';
-import type { FrontEnd } from './frontend.js';
-import { PERMISSIONS_FILE } from './permissions.js';
-import { Sessions } from './sessions.js';
-import { displayWidth } from './term.js';
-import { listTools } from './tools.js';
-import { traceStatus } from './trace.js';
-import { undo } from './undo.js';
+import type { Chat } from './chat.ts';
+import type { FrontEnd } from './frontend.ts';
+import { PERMISSIONS_FILE } from './permissions.ts';
+import { Sessions } from './sessions.ts';
+import { displayWidth } from './term.ts';
+import { listTools } from './tools.ts';
+import { traceStatus } from './trace.ts';
+import { undo } from './undo.ts';
 
 export interface CommandContext {
     chat: Chat;

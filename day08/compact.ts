@@ -1,5 +1,5 @@
 // Day 5：历史压缩。历史太长时，让模型把较早的部分总结成一条摘要，最近的消息原样保留。
-import type { Message } from './llm.js';
+import type { Message } from './llm.ts';
 
 export const SUMMARY_HEADER = '【之前对话的摘要】';
 export const KEEP_RECENT = 6;

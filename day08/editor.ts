@@ -1,6 +1,6 @@
 // Day 7：输入行的编辑。按键对状态的作用是纯逻辑：改 TuiState，返回需要应用层处理的动作。
-import type { Key, KeyName } from './term.js';
-import { logLayout, scrollLog, type TuiState } from './view.js';
+import type { Key, KeyName } from './term.ts';
+import { logLayout, scrollLog, type TuiState } from './view.ts';
 
 export type Action = { type: 'submit'; line: string } | { type: 'cancel' } | { type: 'exit' } | null;
 

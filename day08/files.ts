@@ -3,13 +3,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
-import { openRegularFile } from './config.js';
-import { applyHunks, diff, type Hunk } from './diff.js';
-import { glob, GLOB_LIMIT } from './glob.js';
-import { authorize, permissionRoot, safeGlob, safePath } from './permissions.js';
-import { redactFileContent, safeCut } from './redact.js';
-import { MAX_OUTPUT_CHARS, registerTool, stringArg } from './tools.js';
-import { backup } from './undo.js';
+import { openRegularFile } from './config.ts';
+import { applyHunks, diff, type Hunk } from './diff.ts';
+import { glob, GLOB_LIMIT } from './glob.ts';
+import { authorize, permissionRoot, safeGlob, safePath } from './permissions.ts';
+import { redactFileContent, safeCut } from './redact.ts';
+import { MAX_OUTPUT_CHARS, registerTool, stringArg } from './tools.ts';
+import { backup } from './undo.ts';
 
 const schema = (properties: Record<string, unknown>, required: string[]) =>
     ({ type: 'object', properties, required, additionalProperties: false });

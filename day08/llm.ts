@@ -1,9 +1,9 @@
 // Day 1：手写的 OpenAI 兼容客户端：POST {base}/chat/completions，流式读 SSE，失败重试。
 import { setTimeout as sleep } from 'node:timers/promises';
-import { err } from './color.js';
-import { missingKey, type Config } from './config.js';
-import { errorMessage, normalizeUsage, readChatStream, tryParse, type Delta, type StreamResult, type Usage } from './sse.js';
-import { trace } from './trace.js';
+import { err } from './color.ts';
+import { missingKey, type Config } from './config.ts';
+import { errorMessage, normalizeUsage, readChatStream, tryParse, type Delta, type StreamResult, type Usage } from './sse.ts';
+import { trace } from './trace.ts';
 
 export interface Message {
     role: 'system' | 'user' | 'assistant' | 'tool';   // Day 5：压缩后的摘要是一条 system 消息

@@ -2,7 +2,7 @@
 // Day 6：/load 读进来的消息先整理一遍再用。存档可能被手改过、被别的工具写坏过；
 // 原样发出去的话，服务商每一轮都回 400，这个对话就再也用不了了。
 // 只修类型和配对，不猜内容：角色认不出的存档在 sessions.ts 里整体拒绝。
-import type { Message } from './llm.js';
+import type { Message } from './llm.ts';
 
 const MISSING = '（存档里缺少这次调用的结果）';
 

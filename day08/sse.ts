@@ -1,5 +1,5 @@
 // Day 1：读聊天流。三层：文本 → 行（LineSplitter）→ 事件（sseEvents）→ 一次回复（readChatStream）。
-import { trace } from './trace.js';
+import { trace } from './trace.ts';
 
 export type SseEvent = { event: string; data: string; error?: string };   // 事件类型默认 'message'；多行 data 以 \n 拼接
 

@@ -6,8 +6,8 @@
 // 限制：回复进行中打了一长串折到下一行、又没按回车的字，提示符重画时会擦掉它上面的一行。
 import type { Interface } from 'node:readline';
 import { Writable } from 'node:stream';
-import { out } from './color.js';
-import { queuedNote, type InputItem, type InputQueue } from './input.js';   // Day 3：[y/N] 的回答从输入队列里取
+import { out } from './color.ts';
+import { queuedNote, type InputItem, type InputQueue } from './input.ts';   // Day 3：[y/N] 的回答从输入队列里取
 
 let open = false;   // 正在等输入：readline 写的照常显示
 let ahead = 0;      // 闸关着时按了回车、还没轮到的非空行（管道输入的行都算在这里）

@@ -1,5 +1,5 @@
 // Day 7：用量统计。服务商返回真实用量时以它为准；流式过程中用最新增量的估算值显示「正在进行」。
-import type { Usage } from './sse.js';
+import type { Usage } from './sse.ts';
 
 export const CONTEXT_WINDOW = 64000;
 

@@ -1,6 +1,6 @@
 // Day 1：终端颜色。stdout 不是终端或设置了 NO_COLOR 时不输出任何转义序列。文字一律先经 visible()：能到终端的转义序列只有这里加的颜色。
 import fs from 'node:fs';
-import { visible } from './screen-text.js';
+import { visible } from './screen-text.ts';
 
 export type Color = 'user' | 'model' | 'tool' | 'system' | 'reasoning' | 'error';
 

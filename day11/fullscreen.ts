@@ -1,18 +1,18 @@
 // Day 7：全屏界面前端：把 Tui（tui.ts）接到输入队列、确认提示和用量面板上。
 import path from 'node:path';
-import type { Chat, ReplyPiece } from './chat.js';
-import type { Color } from './color.js';
-import type { Config } from './config.js';
-import type { FrontEnd } from './frontend.js';
-import { answerMark, askPaged, EOF, queuedNote, type InputQueue } from './input.js';
-import { getMemories } from './memory.js';
-import { permissionRoot } from './permissions.js';
-import { formatTodos, getTodos } from './planning.js';
-import type { Sessions } from './sessions.js';
-import { activeSkill } from './skills.js';
-import { displayWidth } from './term.js';
-import { Tui } from './tui.js';
-import { CONTEXT_WINDOW, UsageMeter } from './usage.js';
+import type { Chat, ReplyPiece } from './chat.ts';
+import type { Color } from './color.ts';
+import type { Config } from './config.ts';
+import type { FrontEnd } from './frontend.ts';
+import { answerMark, askPaged, EOF, queuedNote, type InputQueue } from './input.ts';
+import { getMemories } from './memory.ts';
+import { permissionRoot } from './permissions.ts';
+import { formatTodos, getTodos } from './planning.ts';
+import type { Sessions } from './sessions.ts';
+import { activeSkill } from './skills.ts';
+import { displayWidth } from './term.ts';
+import { Tui } from './tui.ts';
+import { CONTEXT_WINDOW, UsageMeter } from './usage.ts';
 
 export interface PanelSource {
     cfg: Config;

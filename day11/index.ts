@@ -1,25 +1,25 @@
 // 入口：只做组装。两个终端都是 TTY 时用全屏界面，否则用行模式 REPL。
-import { Chat } from './chat.js';
-import { runCommand } from './commands.js';
-import { keyHost, loadConfig, missingKey, settleDotEnv } from './config.js';
-import { registerFileTools } from './files.js';
-import type { FrontEnd } from './frontend.js';   // Day 7：全屏和行模式两个前端共用的接口
-import { createFullScreen } from './fullscreen.js';
-import { EOF, InputQueue } from './input.js';
-import { buildSystemPrompt, loadInstructions } from './instructions.js';   // Day 10：项目说明（AGENTS.md）
-import { setNoticeHandler } from './llm.js';
-import { loadMemory, registerMemoryTools } from './memory.js';
-import { loadPermissions, setupPermissions, trustNeeds, untrusted, type PermissionConfig } from './permissions.js';
-import { createPlain } from './plain.js';
-import { forceTodo, registerPlanningTools } from './planning.js';
-import { visible } from './screen-text.js';
-import { Sessions } from './sessions.js';
-import { registerShellTools } from './shell.js';
-import { activeSkill, listSkills, loadSkills } from './skills.js';
-import { traceStatus } from './trace.js';
-import { trustFolder } from './trust.js';
-import { UsageMeter } from './usage.js';
-import { setForeignNotice } from './written.js';
+import { Chat } from './chat.ts';
+import { runCommand } from './commands.ts';
+import { keyHost, loadConfig, missingKey, settleDotEnv } from './config.ts';
+import { registerFileTools } from './files.ts';
+import type { FrontEnd } from './frontend.ts';   // Day 7：全屏和行模式两个前端共用的接口
+import { createFullScreen } from './fullscreen.ts';
+import { EOF, InputQueue } from './input.ts';
+import { buildSystemPrompt, loadInstructions } from './instructions.ts';   // Day 10：项目说明（AGENTS.md）
+import { setNoticeHandler } from './llm.ts';
+import { loadMemory, registerMemoryTools } from './memory.ts';
+import { loadPermissions, setupPermissions, trustNeeds, untrusted, type PermissionConfig } from './permissions.ts';
+import { createPlain } from './plain.ts';
+import { forceTodo, registerPlanningTools } from './planning.ts';
+import { visible } from './screen-text.ts';
+import { Sessions } from './sessions.ts';
+import { registerShellTools } from './shell.ts';
+import { activeSkill, listSkills, loadSkills } from './skills.ts';
+import { traceStatus } from './trace.ts';
+import { trustFolder } from './trust.ts';
+import { UsageMeter } from './usage.ts';
+import { setForeignNotice } from './written.ts';
 
 const cfg = loadConfig();
 let permissions = loadPermissionsOrExit();

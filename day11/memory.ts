@@ -1,8 +1,8 @@
 // Day 10：长期记忆。.geekagent/memory.json 是字符串数组，跨对话、跨进程保留。
 // 本阶段记忆不会自动放进请求，只能通过 memory_write / memory_search 两个工具读写。
-import type { Loaded } from './storage.js';
-import { registerTool } from './tools.js';
-import { loadOwnJson, writeOwnJson } from './written.js';   // 只认、只覆盖这个用户的 Agent 写的记忆
+import type { Loaded } from './storage.ts';
+import { registerTool } from './tools.ts';
+import { loadOwnJson, writeOwnJson } from './written.ts';   // 只认、只覆盖这个用户的 Agent 写的记忆
 
 export const MEMORY_FILE = '.geekagent/memory.json';
 let memories: string[] = [];

@@ -1,10 +1,10 @@
 // Day 7：行模式前端，stdin 或 stdout 不是终端时用：就是 Day 4 的命令行 REPL，接上前端接口。
 import readline from 'node:readline';
-import type { ReplyPiece } from './chat.js';
-import { colorEnabled, err, out, paint, type Color } from './color.js';
-import type { FrontEnd } from './frontend.js';
-import { askPaged, EOF, type InputQueue } from './input.js';
-import { typing } from './typing.js';   // 终端里打的字只在等输入时显示，回复进行中打的行轮到时再显示
+import type { ReplyPiece } from './chat.ts';
+import { colorEnabled, err, out, paint, type Color } from './color.ts';
+import type { FrontEnd } from './frontend.ts';
+import { askPaged, EOF, type InputQueue } from './input.ts';
+import { typing } from './typing.ts';   // 终端里打的字只在等输入时显示，回复进行中打的行轮到时再显示
 
 export function createPlain(queue: InputQueue, hooks: { onCancel(): boolean; onExit(): void }): FrontEnd & { prompt(): void } {
     const interactive = Boolean(process.stdin.isTTY);

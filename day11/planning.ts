@@ -1,6 +1,6 @@
 // Day 9：TODO 规划和子 Agent。todo_write 每次替换整张清单；delegate_task 把有边界的子任务交给子 Agent。
 // 子 Agent 由入口传进来（Chat.delegate），所以这里不依赖 chat.ts。
-import { registerTool } from './tools.js';
+import { registerTool } from './tools.ts';
 
 export type TodoStatus = 'pending' | 'in_progress' | 'completed';
 export interface Todo {

@@ -1,9 +1,9 @@
 // Day 7：一帧画什么。renderFrame 是 (状态, 列数, 行数) 的纯函数，返回每个屏幕行的文字（含颜色），
 // 不碰终端，所以能直接单测；写到终端、只重写变化的行是 tui.ts 的事。
-import { CODES, type Color } from './color.js';
-import { visible } from './screen-text.js';
-import { charWidth, displayWidth, padToWidth, truncateToWidth } from './term.js';
-import { logLayout, PANEL_WIDTH, questionRows, viewTop, type TuiState } from './view.js';
+import { CODES, type Color } from './color.ts';
+import { visible } from './screen-text.ts';
+import { charWidth, displayWidth, padToWidth, truncateToWidth } from './term.ts';
+import { logLayout, PANEL_WIDTH, questionRows, viewTop, type TuiState } from './view.ts';
 
 // 全屏界面只在终端里启用，所以总是上色（NO_COLOR 只管行模式的输出）
 const colored = (color: Color, text: string): string => `\x1b[${CODES[color]}m${text}\x1b[0m`;

@@ -1,10 +1,10 @@
 // Day 6：多个命名对话，保存在 .geekagent/sessions.json。启动时不自动加载，用户用 /load 恢复。
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import type { Message } from './llm.js';
-import { repairMessages } from './repair.js';
-import { loadJson, type Present } from './storage.js';
-import { loadOwnJson, writeOwnJson } from './written.js';   // Day 8：存档只认、只覆盖自己写的
+import type { Message } from './llm.ts';
+import { repairMessages } from './repair.ts';
+import { loadJson, type Present } from './storage.ts';
+import { loadOwnJson, writeOwnJson } from './written.ts';   // Day 8：存档只认、只覆盖自己写的
 
 export const SESSIONS_FILE = '.geekagent/sessions.json';
 const ID = /^[A-Za-z0-9_-]+$/;

@@ -1,6 +1,6 @@
 // Day 4：工具注册表。模型通过 function calling 请求工具，程序执行后把结果文本交回模型。
-import { authorize, policyFor } from './permissions.js';
-import { redact, redactHead } from './redact.js';
+import { authorize, policyFor } from './permissions.ts';
+import { redact, redactHead } from './redact.ts';
 
 export interface Tool {
     name: string;

@@ -1,10 +1,10 @@
 // Day 7：全屏界面的运行时：占用终端（原始模式、备用屏幕），把按键交给 editor.ts，把状态按 render.ts 画出来。
 // 合并重绘（每秒不超过 60 帧）、单独 Esc 的等待、每条退出路径都恢复终端，在分隔线下面。
-import type { Color } from './color.js';
-import { applyKey } from './editor.js';
-import { cursorPosition, renderFrame } from './render.js';
-import { KeyDecoder, type Key } from './term.js';
-import { createState } from './view.js';
+import type { Color } from './color.ts';
+import { applyKey } from './editor.ts';
+import { cursorPosition, renderFrame } from './render.ts';
+import { KeyDecoder, type Key } from './term.ts';
+import { createState } from './view.ts';
 
 export interface TuiOptions {
     input: NodeJS.ReadStream;
@@ -23,8 +23,9 @@ export class Tui {
     private decoder = new KeyDecoder();
     private running = false;
     private previous: string[] = [];   // 上一帧的各行；空数组 = 下一帧先清屏、整帧重画
+    private readonly opts: TuiOptions;
 
-    constructor(private readonly opts: TuiOptions) {}
+    constructor(opts: TuiOptions) { this.opts = opts; }
 
     private get size(): [number, number] {
         return [this.opts.output.columns || 80, this.opts.output.rows || 24];

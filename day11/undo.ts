@@ -2,10 +2,10 @@
 // /undo 恢复它；记录在磁盘上，重启后也能撤销。只保留最近一次。
 import fs from 'node:fs';
 import path from 'node:path';
-import { permissionRoot, safePath } from './permissions.js';
-import { redact } from './redact.js';
-import type { Present } from './storage.js';
-import { loadOwnJson, writeOwnJson } from './written.js';
+import { permissionRoot, safePath } from './permissions.ts';
+import { redact } from './redact.ts';
+import type { Present } from './storage.ts';
+import { loadOwnJson, writeOwnJson } from './written.ts';
 
 export const UNDO_FILE = '.geekagent/undo.json';
 

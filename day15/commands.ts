@@ -1,18 +1,18 @@
 // Day 6：斜杠命令是一张表：命令名 → 参数、说明、处理函数。/help 的内容从这张表生成，后面几天往表里加命令。
 // 每条命令先把 Chat 当前的历史同步回 Sessions（压缩可能换掉了数组对象）。
-import type { Chat } from './chat.js';
-import type { FrontEnd } from './frontend.js';
-import { mcpStatusText, type McpManager } from './mcp-setup.js';
-import { getMemories } from './memory.js';
-import { PERMISSIONS_FILE } from './permissions.js';
-import { formatTodos, getTodos } from './planning.js';
-import { addToRag, ragStats } from './rag.js';
-import { Sessions } from './sessions.js';
-import { activeSkill, listSkills, unuseSkill, useSkill } from './skills.js';
-import { displayWidth } from './term.js';
-import { listTools } from './tools.js';
-import { traceStatus } from './trace.js';
-import { undo } from './undo.js';
+import type { Chat } from './chat.ts';
+import type { FrontEnd } from './frontend.ts';
+import { mcpStatusText, type McpManager } from './mcp-setup.ts';
+import { getMemories } from './memory.ts';
+import { PERMISSIONS_FILE } from './permissions.ts';
+import { formatTodos, getTodos } from './planning.ts';
+import { addToRag, ragStats } from './rag.ts';
+import { Sessions } from './sessions.ts';
+import { activeSkill, listSkills, unuseSkill, useSkill } from './skills.ts';
+import { displayWidth } from './term.ts';
+import { listTools } from './tools.ts';
+import { traceStatus } from './trace.ts';
+import { undo } from './undo.ts';
 
 export interface CommandContext {
     chat: Chat;

@@ -1,6 +1,6 @@
 // Day 7：两个前端（全屏界面、行模式 REPL）共同的接口。index.ts 只和这个接口打交道。
-import type { ReplyPiece } from './chat.js';
-import type { Color } from './color.js';
+import type { ReplyPiece } from './chat.ts';
+import type { Color } from './color.ts';
 
 export interface FrontEnd {
     print(color: Color, text: string): void;     // 整行输出（命令结果、错误、提示）

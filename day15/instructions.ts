@@ -1,7 +1,7 @@
 // Day 10：项目说明 AGENTS.md 和每次请求都重新拼出来的系统提示（不存进历史）。
 import fs from 'node:fs';
 import path from 'node:path';
-import { safePath } from './permissions.js';
+import { safePath } from './permissions.ts';
 
 export const BASE_PROMPT = [
     '你是一个运行在用户本机的编程 Agent。',

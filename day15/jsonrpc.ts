@@ -1,11 +1,14 @@
 // Day 15：JSON-RPC 2.0 的请求与响应：每个请求一个 id，响应按 id 交回等它的请求，等不到就超时。只讲 JSON-RPC：
 // 哪些请求带进度令牌、哪些不能取消是 MCP 的规矩（mcp-client.ts），消息怎样切行在 mcp-framing.ts
-import { isObject, jsonText, type Json } from './json.js';
+import { isObject, jsonText, type Json } from './json.ts';
 
 // 错误响应。code 要保留：tools/list 的 -32601 表示「没有工具」而不是失败；超时单独一类，调用方要补上「怎样调大」
 export class RpcError extends Error {
-    constructor(readonly code: number, message: string) {
+    readonly code: number;
+
+    constructor(code: number, message: string) {
         super(`MCP 错误 ${code}：${message}`);
+        this.code = code;
     }
 }
 export class RequestTimeout extends Error {}
@@ -16,8 +19,13 @@ export class RequestTable {
     private nextId = 1;
     private readonly pending = new Map<number, Pending>();
     private closed?: Error;
+    private readonly send: (msg: Json) => void;
+    private readonly onGiveUp: (id: number, method: string, reason: string) => void;
 
-    constructor(private readonly send: (msg: Json) => void, private readonly onGiveUp: (id: number, method: string, reason: string) => void) {}
+    constructor(send: (msg: Json) => void, onGiveUp: (id: number, method: string, reason: string) => void) {
+        this.send = send;
+        this.onGiveUp = onGiveUp;
+    }
 
     // 发出请求，等同 id 的响应；timeoutMs 内没有响应就失败，signal 取消时也不再等
     request(method: string, params: Json, timeoutMs: number, signal?: AbortSignal): Promise<unknown> {

@@ -1,7 +1,7 @@
 // Day 7：全屏界面的消息日志：一条条带颜色的文字，画的时候按屏幕宽度折行。
-import type { Color } from './color.js';
-import { visible } from './screen-text.js';
-import { wrapText } from './term.js';
+import type { Color } from './color.ts';
+import { visible } from './screen-text.ts';
+import { wrapText } from './term.ts';
 
 // 日志条目用绝对序号 seq 编号：超过上限丢掉旧行时 first 增长，滚动锚点不会因此错位。
 export class Log {

@@ -1,9 +1,9 @@
 // Day 12：代码搜索和网页抓取两个工具（实现在 search.ts、web.ts，这里只做注册和权限）。
-import { hostNote } from './host.js';
-import { authorize, permissionRoot, safePath } from './permissions.js';
-import { searchFiles } from './search.js';
-import { registerTool } from './tools.js';
-import { checkUrl, fetchText, FETCH_TIMEOUT_MS, formatFetchResult } from './web.js';
+import { hostNote } from './host.ts';
+import { authorize, permissionRoot, safePath } from './permissions.ts';
+import { searchFiles } from './search.ts';
+import { registerTool } from './tools.ts';
+import { checkUrl, fetchText, FETCH_TIMEOUT_MS, formatFetchResult } from './web.ts';
 
 export function registerLookupTools(): void {
     registerTool({

@@ -2,8 +2,8 @@
 // Day 15：工具是有代价的。OpenAI 一次请求最多带 128 个工具（内置的也算），超过就整轮 400；每个工具的说明和参数模式
 // 每次请求都要重发一遍。这里管三件事：每台服务器挑哪些工具（mcp.json 的 includeTools / excludeTools，字段名与
 // Gemini CLI 相同），装不下时的提示，以及每台服务器的开销。
-import type { McpServerConfig } from './mcp-config.js';
-import { openAITool, type Tool } from './tools.js';
+import type { McpServerConfig } from './mcp-config.ts';
+import { openAITool, type Tool } from './tools.ts';
 
 export const MAX_TOOLS = 128;
 

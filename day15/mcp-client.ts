@@ -1,13 +1,13 @@
 // Day 15：与一台 MCP 服务器的连接：启动子进程，握手 initialize → notifications/initialized → tools/list，
 // 之后每次调用工具是一个 tools/call；服务器退出时 markDead，挂着的请求立刻失败，不干等超时。
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { isObject, jsonText, MAX_JSON_DEPTH, tooDeep, type Json } from './json.js';
-import { RequestTable, RequestTimeout, RpcError } from './jsonrpc.js';
-import type { McpEntry, McpServerConfig } from './mcp-config.js';
-import { LineFramer } from './mcp-framing.js';
-import { spawnServer, stopServer } from './mcp-process.js';
-import { ServerLog, type McpLogLine } from './mcp-log.js';
-import { traceMcp } from './trace.js';
+import { isObject, jsonText, MAX_JSON_DEPTH, tooDeep, type Json } from './json.ts';
+import { RequestTable, RequestTimeout, RpcError } from './jsonrpc.ts';
+import type { McpEntry, McpServerConfig } from './mcp-config.ts';
+import { LineFramer } from './mcp-framing.ts';
+import { spawnServer, stopServer } from './mcp-process.ts';
+import { ServerLog, type McpLogLine } from './mcp-log.ts';
+import { traceMcp } from './trace.ts';
 
 // tools/list 里的一个工具：名字、说明、参数的 JSON Schema（inputSchema）
 export type McpToolInfo = { name: string; title?: string; description?: string; inputSchema?: unknown; annotations?: Json };
@@ -20,8 +20,12 @@ export class McpClient {
     private child?: ChildProcessWithoutNullStreams;
     private table?: RequestTable;
     private dead = '';              // 服务器不在了的原因
+    readonly entry: McpEntry;
+    private readonly onLog?: (server: string, line: string) => void;
 
-    constructor(readonly entry: McpEntry, private readonly onLog?: (server: string, line: string) => void) {
+    constructor(entry: McpEntry, onLog?: (server: string, line: string) => void) {
+        this.entry = entry;
+        this.onLog = onLog;
         this.name = entry.name;
     }
 

@@ -1,9 +1,9 @@
 // Day 15：读 .geekagent/mcp.json，格式与 Claude Desktop 相同：{ "mcpServers": { 名字: { command, args, env } } }。
 import { resolve } from 'node:path';
-import { CONFIG_CAP, readRegularFile } from './config.js';
-import { isObject } from './json.js';
-import { brokenJson } from './storage.js';
-import { quote, quoteEnv, trustItem } from './trust.js';
+import { CONFIG_CAP, readRegularFile } from './config.ts';
+import { isObject } from './json.ts';
+import { brokenJson } from './storage.ts';
+import { quote, quoteEnv, trustItem } from './trust.ts';
 
 const DEFAULT_TIMEOUT_MS = 10_000;   // 单个请求的等待上限：服务器不回应时按失败处理，不让 agent 一直挂着
 

@@ -5,8 +5,15 @@ import { StringDecoder } from 'node:string_decoder';
 export class LineFramer {
     private parts: Buffer[] = [];   // 还没等到 \n 的半行，可能跨好几块
     private size = 0;               // 它的字节数
+    private readonly onLine: (line: string) => void;
+    private readonly onDrop: (bytes: number) => void;
+    private readonly maxLine: number;
 
-    constructor(private readonly onLine: (line: string) => void, private readonly onDrop: (bytes: number) => void, private readonly maxLine: number) {}
+    constructor(onLine: (line: string) => void, onDrop: (bytes: number) => void, maxLine: number) {
+        this.onLine = onLine;
+        this.onDrop = onDrop;
+        this.maxLine = maxLine;
+    }
 
     push(chunk: Buffer): void {
         const last = chunk.lastIndexOf(0x0a);

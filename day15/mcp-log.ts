@@ -1,7 +1,7 @@
 // —— 加固：一台服务器的日志、行模式的回显、死因里的 stderr ——
 // Day 15：一台 MCP 服务器的日志：它的 stderr 和客户端自己的记录（丢弃的行、翻页保护……），留最近 50 行给 /mcp，
 // 行模式下经 echo 回显；服务器死掉时，从 stderr 里挑出说明原因的几行。
-import { truncateOutput } from './tools.js';
+import { truncateOutput } from './tools.ts';
 
 export type McpLogLine = { text: string; fromServer: boolean };   // fromServer 为 false：客户端自己的记录
 
@@ -15,8 +15,9 @@ export class ServerLog {
     // 还没回显的行（hold 到 release 之间）：服务器在 stdout 上开口之前写的都先不回显。启动就崩溃的服务器（脚本路径写错……）
     // 因此不会把 Node 十几行的调用栈刷到屏幕上，屏幕上只有「启动失败」那一行；这些行照样在日志（/mcp）和协议追踪里
     private held: string[] | undefined;
+    private readonly echo: (line: string) => void;
 
-    constructor(private readonly echo: (line: string) => void) {}
+    constructor(echo: (line: string) => void) { this.echo = echo; }
 
     get lines(): McpLogLine[] {
         return [...this.ring.slice(this.head), ...this.ring.slice(0, this.head)];

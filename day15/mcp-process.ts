@@ -4,10 +4,10 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { McpServerConfig } from './mcp-config.js';
-import { forgetIfGone, markedEnv, signalGroup, trackGroup } from './process-group.js';
-import { isSecretVar } from './redact.js';
-import { traceMcp } from './trace.js';
+import type { McpServerConfig } from './mcp-config.ts';
+import { forgetIfGone, markedEnv, signalGroup, trackGroup } from './process-group.ts';
+import { isSecretVar } from './redact.ts';
+import { traceMcp } from './trace.ts';
 
 const STOP_WAIT_MS = 2000;
 

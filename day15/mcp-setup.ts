@@ -1,12 +1,12 @@
 // Day 15：把 MCP 接进 Agent：读 .geekagent/mcp.json，所有服务器同时连接，把它们的工具注册进 Day 4 的注册表——
 // 模型看到的仍是一份普通的工具清单；退出时全部停掉。重连、工具数的上限、/mcp 和面板上的文字在分隔线以下。
-import { budgetNotice, costText, MAX_TOOLS, toolChars, toolChoice, type LeftOut } from './mcp-budget.js';
-import { McpClient } from './mcp-client.js';
-import { loadMcpConfig, mcpTrustNeeds, type McpEntry } from './mcp-config.js';
-import { buildMcpTools, namePrefix, type McpToolSet } from './mcp-tools.js';
-import { recordToolPolicies } from './permissions.js';
-import { listTools, registerTool, unregisterTool, type Tool } from './tools.js';
-import { quote, TRUST_FILE } from './trust.js';
+import { budgetNotice, costText, MAX_TOOLS, toolChars, toolChoice, type LeftOut } from './mcp-budget.ts';
+import { McpClient } from './mcp-client.ts';
+import { loadMcpConfig, mcpTrustNeeds, type McpEntry } from './mcp-config.ts';
+import { buildMcpTools, namePrefix, type McpToolSet } from './mcp-tools.ts';
+import { recordToolPolicies } from './permissions.ts';
+import { listTools, registerTool, unregisterTool, type Tool } from './tools.ts';
+import { quote, TRUST_FILE } from './trust.ts';
 
 // MCP 工具进出的注册表：agent 里是 tools.ts 那一份，测试换成假的
 export type Registry = { names(): string[]; register(tool: Tool): void; unregister(name: string): void };
@@ -21,9 +21,13 @@ export class McpManager {
     readonly servers: McpClient[];
     private readonly toolSets = new Map<string, McpToolSet>();       // 每台服务器交给模型的工具
     private startup: Promise<unknown> = Promise.resolve();
+    private readonly registry: Registry;
+    readonly configError: string;
 
     // onLog：纯文本前端用它回显服务器的 stderr。configError：mcp.json 整个读不了的原因，启动时和 /mcp 里显示
-    constructor(entries: McpEntry[], private readonly registry: Registry, onLog?: (server: string, line: string) => void, readonly configError = '') {
+    constructor(entries: McpEntry[], registry: Registry, onLog?: (server: string, line: string) => void, configError = '') {
+        this.registry = registry;
+        this.configError = configError;
         this.servers = entries.map((e) => new McpClient(e, onLog));
     }
 

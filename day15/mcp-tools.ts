@@ -1,11 +1,11 @@
 // Day 15：把服务器上的工具变成 Day 4 注册表里的 Tool：名字 mcp_<服务器>_<工具>，inputSchema 当参数模式，
 // run 先问权限（外部程序的工具默认每次询问），再发一次 tools/call，把结果里的文字交回模型。
 import { createHash } from 'node:crypto';
-import { isObject, jsonText, MAX_JSON_DEPTH, tooDeep, type Json } from './json.js';
-import type { McpClient, McpToolInfo } from './mcp-client.js';
-import { authorize, ensureToolPolicy } from './permissions.js';
-import { normalizeSchema } from './schema.js';
-import { truncateOutput, type Tool } from './tools.js';
+import { isObject, jsonText, MAX_JSON_DEPTH, tooDeep, type Json } from './json.ts';
+import type { McpClient, McpToolInfo } from './mcp-client.ts';
+import { authorize, ensureToolPolicy } from './permissions.ts';
+import { normalizeSchema } from './schema.ts';
+import { truncateOutput, type Tool } from './tools.ts';
 
 // 一台服务器交给模型的工具：original 是服务器上的原名，调用时总用原名；skipped：改名后仍然重名、只好跳过的原名
 export type McpToolSet = { exposed: { tool: Tool; original: string }[]; skipped: string[] };

@@ -1,9 +1,9 @@
 // Day 10：长期记忆。.geekagent/memory.json 是字符串数组，跨对话、跨进程保留。
 // Day 13：每轮开始前按用户原话自动召回相关记忆，放进这一轮的系统提示。
-import { buildIndex, chunkEntry, rank, recallTerms, searchTerms, type Bm25Index } from './bm25.js';
-import type { Loaded } from './storage.js';
-import { registerTool } from './tools.js';
-import { loadOwnJson, writeOwnJson } from './written.js';   // 只认、只覆盖这个用户的 Agent 写的记忆
+import { buildIndex, chunkEntry, rank, recallTerms, searchTerms, type Bm25Index } from './bm25.ts';
+import type { Loaded } from './storage.ts';
+import { registerTool } from './tools.ts';
+import { loadOwnJson, writeOwnJson } from './written.ts';   // 只认、只覆盖这个用户的 Agent 写的记忆
 
 export const MEMORY_FILE = '.geekagent/memory.json';
 let memories: string[] = [];

@@ -2,9 +2,9 @@
 // 文件工具的路径必须落在根目录之内。
 import fs from 'node:fs';
 import path from 'node:path';
-import { withSecretNote } from './redact.js';
-import { loadJson, writeJsonAtomic, type Present } from './storage.js';
-import { currentFolder, quote } from './trust.js';
+import { withSecretNote } from './redact.ts';
+import { loadJson, writeJsonAtomic, type Present } from './storage.ts';
+import { currentFolder, quote } from './trust.ts';
 
 export type Policy = 'allow' | 'ask' | 'deny';
 

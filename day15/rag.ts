@@ -1,15 +1,15 @@
 // Day 14：轻量 RAG 知识库。文档切成 800 字符的块存进 .geekagent/rag/index.json，用 BM25 检索。
 // 没有向量、没有重排：关键词 + 双字切分已经能回答「文档里怎么说的」这类问题。
 import path from 'node:path';
-import { buildIndex, chunkText, rank, recallTerms } from './bm25.js';
-import { readRegularFile } from './config.js';
-import { hostNote } from './host.js';
-import { htmlToText } from './html.js';
-import { authorize, safePath } from './permissions.js';
-import { redact, redactFileContent } from './redact.js';
-import { registerTool } from './tools.js';
-import { FETCH_TIMEOUT_MS, fetchText } from './web.js';
-import { loadOwnJson, writeOwnJson } from './written.js';   // 只认、只覆盖这个用户的 Agent 写的知识库
+import { buildIndex, chunkText, rank, recallTerms } from './bm25.ts';
+import { readRegularFile } from './config.ts';
+import { hostNote } from './host.ts';
+import { htmlToText } from './html.ts';
+import { authorize, safePath } from './permissions.ts';
+import { redact, redactFileContent } from './redact.ts';
+import { registerTool } from './tools.ts';
+import { FETCH_TIMEOUT_MS, fetchText } from './web.ts';
+import { loadOwnJson, writeOwnJson } from './written.ts';   // 只认、只覆盖这个用户的 Agent 写的知识库
 
 export const RAG_FILE = '.geekagent/rag/index.json';
 const CHUNK = 800;

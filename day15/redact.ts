@@ -1,7 +1,7 @@
 // Day 8：密钥脱敏。发给模型、写进文件和追踪的文字里，密钥被替换成 [REDACTED:NAME]。确认提示不脱敏（见分隔线下的 withSecretNote、nameOwnSecrets）。
 // 调用方必须先脱敏整段文字、再分页或截断：切在密钥中间的半截，这里就认不出来了。
 import fs from 'node:fs';
-import { dotEnvDistrusted, dotEnvSecrets, realEnv } from './config.js';
+import { dotEnvDistrusted, dotEnvSecrets, realEnv } from './config.ts';
 
 // 名字像密钥的变量；AUTHOR（如 GIT_AUTHOR_NAME）不算。PASS、PWD 只认单独的一段（DB_PASS、MYSQL_PWD）：PWD、OLDPWD 是当前目录
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|(^|_)PASS(_|$)|_PWD(_|$)|(^|_)PAT(_|$)|(^|_)AUTH(?!OR)/i;

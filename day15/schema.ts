@@ -2,7 +2,7 @@
 // Day 15：MCP 服务器的输入模式原样交给模型 API，而 OpenAI 兼容的 API 只认 JSON Schema 的一部分：
 // 树里任何一层有一个不认的关键字，整个请求（连同其他所有工具）都被拒绝。这里先规范根（normalizeSchema），再清理整棵树：
 // 只删确实被拒绝的关键字、补上缺的 items，其他（$ref、$defs、anyOf、format……）原样保留。
-import { isObject, type Json } from './json.js';
+import { isObject, type Json } from './json.ts';
 
 // 复制一份再改，不动服务器的对象；根必须是带 properties 的 object，否则 OpenAI 拒绝整个请求。根以下整棵树交给 sanitizeSchema
 export function normalizeSchema(schema: unknown, note: (text: string) => void): Json {

@@ -3,7 +3,7 @@
 // 为什么同步：整棵树一次扫完，同步读文件比成千上万个 Promise 快得多；代价是扫描期间界面不刷新。
 import fs from 'node:fs';
 import path from 'node:path';
-import { redactFileContent } from './redact.js';
+import { redactFileContent } from './redact.ts';
 
 export const MAX_HITS = 50;
 

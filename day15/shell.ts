@@ -1,8 +1,8 @@
 // Day 3：shell 工具（第 2 天演示工具循环用的时间工具也在这里）。
 import { spawn } from 'node:child_process';
-import { authorize } from './permissions.js';
-import { forgetIfGone, markedEnv, signalGroup, trackGroup } from './process-group.js';
-import { registerTool, stringArg, truncateOutput } from './tools.js';
+import { authorize } from './permissions.ts';
+import { forgetIfGone, markedEnv, signalGroup, trackGroup } from './process-group.ts';
+import { registerTool, stringArg, truncateOutput } from './tools.ts';
 
 const SHELL_TIMEOUT_MS = 10_000;
 

@@ -3,8 +3,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ensureToolPolicy } from './permissions.js';
-import { listTools, registerTool, setVisibleTools, unregisterTool, type Tool } from './tools.js';
+import { ensureToolPolicy } from './permissions.ts';
+import { listTools, registerTool, setVisibleTools, unregisterTool, type Tool } from './tools.ts';
 
 export interface Skill {
     name: string;

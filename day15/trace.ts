@@ -2,7 +2,7 @@
 // Day 1：协议追踪。GEEKAGENT_TRACE=llm,mcp（或 all）启动即开，/trace 随时开关。收发的每条消息
 // 记成 .geekagent/trace.log 里的一行：启动后的秒数、通道、方向（→ 发出，← 收到，· 事件）、原文。
 import fs from 'node:fs';
-import { redactJsonText } from './redact.js';
+import { redactJsonText } from './redact.ts';
 
 export const TRACE_FILE = '.geekagent/trace.log';
 const wanted = process.env.GEEKAGENT_TRACE ?? '';

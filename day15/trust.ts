@@ -7,14 +7,14 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Color } from './color.js';
-import { dotEnvNeeds } from './config.js';
-import { EOF, isYes, type InputQueue } from './input.js';
-import { isObject, type Json } from './json.js';
-import { nameOwnSecrets } from './redact.js';
-import { whatRuns } from './runs-programs.js';
-import { loadJson, writeJsonAtomic } from './storage.js';
-import { fingerprintOf } from './trust-key.js';
+import type { Color } from './color.ts';
+import { dotEnvNeeds } from './config.ts';
+import { EOF, isYes, type InputQueue } from './input.ts';
+import { isObject, type Json } from './json.ts';
+import { nameOwnSecrets } from './redact.ts';
+import { whatRuns } from './runs-programs.ts';
+import { loadJson, writeJsonAtomic } from './storage.ts';
+import { fingerprintOf } from './trust-key.ts';
 
 export const TRUST_FILE = path.join(os.homedir(), '.geekagent', 'trusted-folders.json');
 

@@ -1,6 +1,6 @@
 // Day 7：全屏界面的状态和布局，以及日志的哪一段在屏幕上（滚动）。
 // 纯逻辑，不碰终端：渲染（render.ts）和按键（editor.ts）都只读写这里的 TuiState。
-import { Log, printableRows } from './log.js';
+import { Log, printableRows } from './log.ts';
 
 export const PANEL_WIDTH = 28;      // 面板宽度：'│ ' + 26 列内容
 const PANEL_MIN_COLS = 60;          // 终端比这窄就不显示面板

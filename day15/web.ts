@@ -1,7 +1,7 @@
 // Day 12：抓网页（fetch 工具和知识库共用）。只管“取回来、变成文字”；
 // 要不要先问用户、结果怎么进历史，由调用方决定。不重试：网页抓取失败时让模型自己决定下一步。
-import { htmlTitle, htmlToText } from './html.js';
-import { truncateOutput } from './tools.js';
+import { htmlTitle, htmlToText } from './html.ts';
+import { truncateOutput } from './tools.ts';
 
 export const FETCH_TIMEOUT_MS = 15_000;   // 连接、等响应头、读完正文，总共这么久
 

@@ -9,9 +9,9 @@
 import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
-import { isObject, type Json } from './json.js';
-import { loadJson, writeJsonAtomic, type Loaded } from './storage.js';
-import { currentFolder } from './trust.js';
+import { isObject, type Json } from './json.ts';
+import { loadJson, writeJsonAtomic, type Loaded } from './storage.ts';
+import { currentFolder } from './trust.ts';
 
 export const WRITTEN_FILE = path.join(os.homedir(), '.geekagent', 'written.json');
 

@@ -6,12 +6,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { formatResult, summary } from './check/format.js';
-import { initFolder } from './check/init.js';
-import { exitCode, runChecks } from './check/report.js';
-import { runLog } from './check/runlog.js';
-import type { Spawner } from './check/spawn.js';
-import { STAGE_DAYS } from './days.js';
+import { formatResult, summary } from './check/format.ts';
+import { initFolder } from './check/init.ts';
+import { exitCode, runChecks } from './check/report.ts';
+import { runLog } from './check/runlog.ts';
+import type { Spawner } from './check/spawn.ts';
+import { STAGE_DAYS } from './days.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // 文件夹相对于敲命令的目录：npm run 把 cwd 换成了仓库根目录，原来的在 INIT_CWD 里

@@ -9,9 +9,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { DemoScript } from './demo-scripts/script.js';
-import { startFakeOpenAI } from './fake-model/server.js';
-import { ROOT, STAGES } from './stages.js';
+import type { DemoScript } from './demo-scripts/script.ts';
+import { startFakeOpenAI } from './fake-model/server.ts';
+import { ROOT, STAGES } from './stages.ts';
 
 export const MODEL = '演示脚本';
 export const HEADER = `演示模式：下面的「模型」是本机按脚本回答的假服务（OPENAI_MODEL=${MODEL}），不联网、不需要 API key。`;

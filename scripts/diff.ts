@@ -11,8 +11,8 @@
 //   工具和说明）放在最后，按名字。同一天里先列新文件，再列沿用文件的改动块，两者各自按这个顺序。
 // 跨几个阶段比时（例如 day01 day15），没有标记的改动块记到后一个阶段的最后一天；--day N 则总是比较包含第 N 天的那个阶段
 // 和它的前一阶段，因为跨阶段时一天的改动会和后面几天的改动挤进同一个改动块。
-import { headerDay, type Hunk, readingOrder, STAGE_DAYS, tagDay } from './days.js';
-import { CODE, importsOf, type Piece, pieces, stageFiles, STAGES } from './stages.js';
+import { headerDay, type Hunk, readingOrder, STAGE_DAYS, tagDay } from './days.ts';
+import { CODE, importsOf, type Piece, pieces, stageFiles, STAGES } from './stages.ts';
 
 function usage(message: string): never {
     console.error(`${message}\n用法：npm run diff -- <旧阶段> <新阶段> [--day N] [--list]，例如 npm run diff -- day11 day15 --day 15`

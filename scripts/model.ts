@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import readline from 'node:readline';
-import { visible } from './screen-text.js';
+import { visible } from './screen-text.ts';
 
 type Message = { role: string; content?: string | null; tool_calls?: ToolCall[]; tool_call_id?: string; name?: string };
 type ToolCall = { id: string; function: { name: string; arguments: string } };

@@ -10,9 +10,9 @@ import { fileURLToPath } from 'node:url';
 import {
     DAY_RULE, dividerAt, type FileDiff, hunkDay, newFileDay, ORIGINAL_NOTE, originalDay, originalText, parseDiff,
     STAGE_DAYS, STAGES,
-} from './days.js';
+} from './days.ts';
 
-export { DIVIDER, dividerAt, STAGE_DAYS, STAGES } from './days.js';
+export { DIVIDER, dividerAt, STAGE_DAYS, STAGES } from './days.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const BEGIN = '<!-- 文件与行数：由 npm run stages -- --readme 生成，不要手改 -->';

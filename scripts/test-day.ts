@@ -2,8 +2,8 @@
 // 在这一天所在的阶段上（GEEKAGENT_TEST_STAGE，见 test/helpers/run-stage.ts 的 stagesFrom）跑测这一天功能的几个测试文件。
 // 一个文件测的不止一天时（例如 tools.test.ts 测第 2–4 天），那几天都会跑它。完整的 npm test 仍然在每个阶段上重跑全部测试。
 import { spawn, spawnSync } from 'node:child_process';
-import { STAGE_DAYS } from './days.js';
-import { ROOT } from './stages.js';
+import { STAGE_DAYS } from './days.ts';
+import { ROOT } from './stages.ts';
 
 /** 每一天的测试文件（相对 test/）。要等十几秒的（mcp-progress）排在最前面，和别的文件同时跑。 */
 const DAY_TESTS: Record<number, string[]> = {

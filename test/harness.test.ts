@@ -5,13 +5,13 @@ import { readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { STAGES } from '../scripts/days.js';
-import { buildSse, toolCallSse } from '../scripts/fake-model/replies.js';
-import { startFakeOpenAI, type FakeServer } from '../scripts/fake-model/server.js';
-import { ERROR_FIXTURES, SSE_FIXTURES, assertNoRejections, loadHttpFixture, sseFixture, unusedBaseUrl } from './helpers/fixtures.js';
-import { REPO_ROOT, runStage, stagesFrom, startStage } from './helpers/run-stage.js';
-import { waitUntil } from './helpers/wait.js';
-import { workdir } from './helpers/workdir.js';
+import { STAGES } from '../scripts/days.ts';
+import { buildSse, toolCallSse } from '../scripts/fake-model/replies.ts';
+import { startFakeOpenAI, type FakeServer } from '../scripts/fake-model/server.ts';
+import { ERROR_FIXTURES, SSE_FIXTURES, assertNoRejections, loadHttpFixture, sseFixture, unusedBaseUrl } from './helpers/fixtures.ts';
+import { REPO_ROOT, runStage, stagesFrom, startStage } from './helpers/run-stage.ts';
+import { waitUntil } from './helpers/wait.ts';
+import { workdir } from './helpers/workdir.ts';
 
 type Json = Record<string, any>;
 

@@ -1,9 +1,9 @@
 // 先诊断、再评判：一项 ✘ 之前，先看它用过的运行里有没有常见的根本原因——Agent 提前退出、崩溃（Node 版本不够）、
 // 只肯在终端里跑、两轮对话交叠、新工具被默认的权限规则拒绝、假模型回了 400、检查等不到 Agent 空下来。
 // 认出来的原因替代这一项的提示（那些提示多半和它无关）；同一个原因解释好几项 ✘ 时只完整地说一次（format.ts）。
-import type { LearnerRun } from './harness.js';
-import { clip, contentOf, messagesOf } from './look.js';
-import { FORCE_MS } from './typist.js';
+import type { LearnerRun } from './harness.ts';
+import { clip, contentOf, messagesOf } from './look.ts';
+import { FORCE_MS } from './typist.ts';
 
 export interface Diagnosis {
     kind: string;           // 同一种原因只完整地说一次

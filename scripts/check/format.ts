@@ -1,7 +1,7 @@
 // 检查报告的样子：每项一行 ✔ / ✘（选做的前面加 ☆）；✘ 下面是期望、实际（截短）、原因或提示、该重读的那一节。
 // 认出了根本原因（diagnose.ts）的 ✘：原因代替这一项的提示；同一个原因第二次出现时只说「同上」，不再重复。
-import { clip } from './look.js';
-import type { CheckResult } from './report.js';
+import { clip } from './look.ts';
+import type { CheckResult } from './report.ts';
 
 const indent = (label: string, value: string) => {
     const [first, ...rest] = value.split('\n');

@@ -5,10 +5,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { text, type FakeReply } from '../fake-model/replies.js';
-import { startFakeOpenAI, type RecordedRequest } from '../fake-model/server.js';
-import { nodeCommand, PIPE, type Spawner } from './spawn.js';
-import { QUIET_MS, Typist, type Probe, type Typed } from './typist.js';
+import { text, type FakeReply } from '../fake-model/replies.ts';
+import { startFakeOpenAI, type RecordedRequest } from '../fake-model/server.ts';
+import { nodeCommand, PIPE, type Spawner } from './spawn.ts';
+import { QUIET_MS, Typist, type Probe, type Typed } from './typist.ts';
 
 /**
  * 一行输入：缺省等 Agent 在等输入时才打；{ ahead } 是不等、紧接着上一行就打的（看忙时提前打的行丢不丢）：

@@ -2,8 +2,8 @@
 // 第 1 天没有之前的阶段：只建一个空文件夹，index.ts 从头写。
 import fs from 'node:fs';
 import path from 'node:path';
-import { STAGE_DAYS } from '../days.js';
-import { checksOf } from './report.js';
+import { STAGE_DAYS } from '../days.ts';
+import { checksOf } from './report.ts';
 
 /** 第 day 天之前的最后一个阶段；第 1 天没有（undefined）。 */
 function stageBefore(day: number): string | undefined {

@@ -1,5 +1,5 @@
 // 从一次运行里取东西：请求里的消息、工具结果、系统提示；以及把它们摆给学习者看（Miss 的「实际」）。
-import type { LearnerRun } from './harness.js';
+import type { LearnerRun } from './harness.ts';
 
 /** 这次检查独有的标记：出现在哪里，就说明是从哪里来的。 */
 export const mark = (prefix: string): string => `${prefix}${Math.random().toString(36).slice(2, 8)}`;

@@ -1,10 +1,10 @@
 // 跑一行表里的剧本（types.ts 的 Scenario）：建好工作目录和文件、照剧本打字、让假模型照规则回答；第 15 天再配上间谍服务器。
 import path from 'node:path';
-import { text, type FakeReply } from '../fake-model/replies.js';
-import { newPlace, runLearner, writeFiles, type LearnerOptions, type LearnerRun, type Place } from './harness.js';
-import { contentOf, mark, messagesOf } from './look.js';
-import { isAlive, readSpyLog, spyConfig, spyPid, spyProbe } from './spy.js';
-import type { Played, Rule, Scenario } from './types.js';
+import { text, type FakeReply } from '../fake-model/replies.ts';
+import { newPlace, runLearner, writeFiles, type LearnerOptions, type LearnerRun, type Place } from './harness.ts';
+import { contentOf, mark, messagesOf } from './look.ts';
+import { isAlive, readSpyLog, spyConfig, spyPid, spyProbe } from './spy.ts';
+import type { Played, Rule, Scenario } from './types.ts';
 
 /**
  * 按最后一条消息决定回复，从不看这是第几个请求（学习者的 Agent 多问一句、少问一句都不乱）：

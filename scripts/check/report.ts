@@ -4,12 +4,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { diagnose, type Diagnosis } from './diagnose.js';
-import { runLearner, type LearnerOptions, type LearnerRun } from './harness.js';
-import { limiter } from './limit.js';
-import { play } from './play.js';
-import { PIPE, type Spawner } from './spawn.js';
-import { Miss, type Check, type CheckContext, type Played, type Scenario } from './types.js';
+import { diagnose, type Diagnosis } from './diagnose.ts';
+import { runLearner, type LearnerOptions, type LearnerRun } from './harness.ts';
+import { limiter } from './limit.ts';
+import { play } from './play.ts';
+import { PIPE, type Spawner } from './spawn.ts';
+import { Miss, type Check, type CheckContext, type Played, type Scenario } from './types.ts';
 
 /** 同时跑几项：每项多半时间在等 Agent 空下来（见 typist.ts），2 核机器上 4 项同时跑也不挤。 */
 const PARALLEL = 4;

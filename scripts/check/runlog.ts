@@ -1,9 +1,9 @@
 // 没通过时的完整运行记录（<文件夹>/.check/last-run.log）：没通过的每一项用过的每次运行，
 // 打了哪几行、什么时候打的，stdout、stderr 原样，模型收到的每个请求和它回了什么，MCP 服务器线上的每一行。
 // 报告里的「实际」只是摘录；想看 Agent 到底做了什么，看这里。
-import type { LearnerRun } from './harness.js';
-import type { CheckResult } from './report.js';
-import type { Played } from './types.js';
+import type { LearnerRun } from './harness.ts';
+import type { CheckResult } from './report.ts';
+import type { Played } from './types.ts';
 
 const since = (run: LearnerRun, at: number) => `+${at - run.startedAt} ms`;
 

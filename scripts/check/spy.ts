@@ -2,9 +2,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { clipLines } from './look.js';
-import type { Probe } from './typist.js';
-import type { SpyEntry } from './types.js';
+import { clipLines } from './look.ts';
+import type { Probe } from './typist.ts';
+import type { SpyEntry } from './types.ts';
 
 const SPY = path.join(path.dirname(fileURLToPath(import.meta.url)), 'spy-mcp-server.mjs');
 

@@ -1,8 +1,8 @@
 // npm run check 的一个检查长什么样：每一天的检查文件（scripts/check/days/dayNN.ts）导出 checks: Check[]。
 // 多数检查是一行表：「打这几行（scenario.lines），模型这样回答（scenario.model），然后看请求、磁盘、输出（expect）」；
 // 几个同一剧本的检查共用一次运行。只有看时机的检查（边到边显示）才自己写 run。
-import type { FakeReply } from '../fake-model/replies.js';
-import type { LearnerOptions, LearnerRun, Line, Place } from './harness.js';
+import type { FakeReply } from '../fake-model/replies.ts';
+import type { LearnerOptions, LearnerRun, Line, Place } from './harness.ts';
 
 /** 一条规则：最后一条 user 消息含有这个键时怎样回答。 */
 export type Rule = FakeReply | ((body: any) => FakeReply);
@@ -65,8 +65,13 @@ export interface CheckContext {
 
 /** 检查不通过：期望什么、实际看到了什么（请求或线上摘录，由报告截短）。别的异常算检查自己出错，照样记为不通过。 */
 export class Miss extends Error {
-    constructor(readonly expected: string, readonly actual: string) {
+    readonly expected: string;
+    readonly actual: string;
+
+    constructor(expected: string, actual: string) {
         super(`期望：${expected}\n实际：${actual}`);
+        this.expected = expected;
+        this.actual = actual;
         this.name = 'Miss';
     }
 }

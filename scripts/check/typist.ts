@@ -7,7 +7,7 @@
 // 读不了进程表（没有 /proc，比如 macOS）时只看输出静了多久，静的时间要更长（QUIET_WITHOUT_PROC_MS）。
 // 等了 FORCE_MS 还不像在等（比如留下了一个不退出的后台进程），照样打下去，记下原因，诊断时说出来。
 import fs from 'node:fs';
-import type { AgentProcess } from './spawn.js';
+import type { AgentProcess } from './spawn.ts';
 
 /** 命令行缺省的「输出静了多久」；测试用更短的（runChecks 的 quietMs）。 */
 export const QUIET_MS = 200;
@@ -116,8 +116,14 @@ export class Typist {
     private cpuSince = Date.now();
     private exited = false;
     private esbuild = new Map<number, { cpu: number; since: number }>();   // esbuild 服务：上次看到的 CPU 时间、从什么时候起没变
+    private agent: AgentProcess;
+    private model: ModelSide;
+    private probes: Probe[];
 
-    constructor(private agent: AgentProcess, private model: ModelSide, private probes: Probe[], quietMs: number) {
+    constructor(agent: AgentProcess, model: ModelSide, probes: Probe[], quietMs: number) {
+        this.agent = agent;
+        this.model = model;
+        this.probes = probes;
         this.quietMs = HAS_PROC ? quietMs : Math.max(quietMs, QUIET_WITHOUT_PROC_MS);
         agent.onOutput(() => {
             this.lastOutput = Date.now();

@@ -1,6 +1,6 @@
 // 第 1 天的演示：/help、流式对话（先显示思考内容）、多轮记忆（每轮重发整个历史）、HTTP 503 后按 Retry-After 重试、
 // 模型输出里的控制字符显示成转义、/trace 关掉追踪。打开协议追踪，记录末尾附上和模型收发的原文。
-import { say, type DemoScript } from './script.js';
+import { say, type DemoScript } from './script.ts';
 
 // 第一条回复手写成 SSE 原文：假服务自己生成的块带着每次都不同的 created 时间戳，追踪摘录就没法逐字比较了
 const event = (delta: object, finish: string | null = null) =>

@@ -5,9 +5,9 @@
 // 不演示 get_current_time：它的结果每次都不同，README 里的记录要逐字比较。
 import fs from 'node:fs';
 import path from 'node:path';
-import type { FakeReply } from '../fake-model/replies.js';
-import type { RecordedRequest } from '../fake-model/server.js';
-import { callTools, say, type DemoScript } from './script.js';
+import type { FakeReply } from '../fake-model/replies.ts';
+import type { RecordedRequest } from '../fake-model/server.ts';
+import { callTools, say, type DemoScript } from './script.ts';
 
 interface Sent {
     role: string;

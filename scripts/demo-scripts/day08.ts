@@ -6,7 +6,7 @@
 //   第 8 天：根目录之外的文件读不到；run_shell 已被放行、不再询问，输出里的密钥被替换；改文件要确认，/undo 撤销。
 import fs from 'node:fs';
 import path from 'node:path';
-import { callTools, say, type DemoScript } from './script.js';
+import { callTools, say, type DemoScript } from './script.ts';
 
 const script: DemoScript = {
     setup: (cwd) => {

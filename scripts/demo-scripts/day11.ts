@@ -6,9 +6,9 @@
 // 几处回复按请求内容现编：没有被强制 todo_write、子 Agent 的请求带了历史或工具时，演示脚本会在记录里说出来。
 import fs from 'node:fs';
 import path from 'node:path';
-import type { FakeReply } from '../fake-model/replies.js';
-import type { RecordedRequest } from '../fake-model/server.js';
-import { callTools, say, type DemoScript } from './script.js';
+import type { FakeReply } from '../fake-model/replies.ts';
+import type { RecordedRequest } from '../fake-model/server.ts';
+import { callTools, say, type DemoScript } from './script.ts';
 
 const PACKAGE = '{ "name": "demo", "scripts": { "test": "node --test", "check": "tsc --noEmit && node --test" } }\n';
 

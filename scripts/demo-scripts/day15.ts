@@ -8,9 +8,9 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { RecordedRequest } from '../fake-model/server.js';
-import { ROOT } from '../stages.js';
-import { callTools, say, type DemoScript } from './script.js';
+import type { RecordedRequest } from '../fake-model/server.ts';
+import { ROOT } from '../stages.ts';
+import { callTools, say, type DemoScript } from './script.ts';
 
 const PHRASE = 'Model Context Protocol';
 

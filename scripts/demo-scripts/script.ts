@@ -1,6 +1,6 @@
 // 各阶段演示脚本的形状，以及写脚本用的两个小工具。脚本由 scripts/demo.ts 按阶段名加载。
-import type { FakeReply } from '../fake-model/replies.js';
-import type { RecordedRequest } from '../fake-model/server.js';
+import type { FakeReply } from '../fake-model/replies.ts';
+import type { RecordedRequest } from '../fake-model/server.ts';
 
 export interface DemoScript {
     input: string[];                                                    // 逐行送进 stdin 的输入，包括确认问题的 y

@@ -3,8 +3,8 @@
 // npm run check 用它扮演学习者 Agent 面对的模型，npm run demo 用它重放一章，测试用它代替真实服务。
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { buildCompletion, chunker, split, sseParts, type FakeReply, type TextReply, type ToolsReply } from './replies.js';
-import { validateChatBody } from './validate.js';
+import { buildCompletion, chunker, split, sseParts, type FakeReply, type TextReply, type ToolsReply } from './replies.ts';
+import { validateChatBody } from './validate.ts';
 
 /** 等一个请求的缺省期限：和一次运行的兜底期限相同，给得很宽。 */
 const WAIT_MS = 90_000;

@@ -8,10 +8,10 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { LineFramer } from '../../day15/mcp-framing.js';
-import { McpManager } from '../../day15/mcp-setup.js';
-import { callMcpTool } from '../../day15/mcp-tools.js';
-import { fakeRegistry, serverOf } from '../mcp/util.js';
+import { LineFramer } from '../../day15/mcp-framing.ts';
+import { McpManager } from '../../day15/mcp-setup.ts';
+import { callMcpTool } from '../../day15/mcp-tools.ts';
+import { fakeRegistry, serverOf } from '../mcp/util.ts';
 
 const DEMO = fileURLToPath(new URL('../../day15/demo-server.mjs', import.meta.url));
 const SLOW_INIT = fileURLToPath(new URL('../mcp/servers/slow-init.mjs', import.meta.url));

@@ -6,14 +6,14 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { limiter } from '../../scripts/check/limit.js';
-import { formatResult } from '../../scripts/check/format.js';
-import { checksOf, runChecks } from '../../scripts/check/report.js';
-import { STAGE_DAYS } from '../../scripts/days.js';
-import { compiledEntry } from '../helpers/compiled.js';
-import { REPO_ROOT } from '../helpers/run-stage.js';
-import { CHECK_QUIET_MS } from '../helpers/wait.js';
-import { workdir } from '../helpers/workdir.js';
+import { limiter } from '../../scripts/check/limit.ts';
+import { formatResult } from '../../scripts/check/format.ts';
+import { checksOf, runChecks } from '../../scripts/check/report.ts';
+import { STAGE_DAYS } from '../../scripts/days.ts';
+import { compiledEntry } from '../helpers/compiled.ts';
+import { REPO_ROOT } from '../helpers/run-stage.ts';
+import { CHECK_QUIET_MS } from '../helpers/wait.ts';
+import { workdir } from '../helpers/workdir.ts';
 
 const limited = limiter(3);
 

@@ -3,11 +3,11 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { limiter } from '../../scripts/check/limit.js';
-import { formatResult } from '../../scripts/check/format.js';
-import { runChecks } from '../../scripts/check/report.js';
-import { REPO_ROOT } from '../helpers/run-stage.js';
-import { CHECK_QUIET_MS } from '../helpers/wait.js';
+import { limiter } from '../../scripts/check/limit.ts';
+import { formatResult } from '../../scripts/check/format.ts';
+import { runChecks } from '../../scripts/check/report.ts';
+import { REPO_ROOT } from '../helpers/run-stage.ts';
+import { CHECK_QUIET_MS } from '../helpers/wait.ts';
 
 const limited = limiter(3);
 

@@ -3,14 +3,14 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { call, tools, type FakeReply } from '../../scripts/fake-model/replies.js';
-import { diagnose } from '../../scripts/check/diagnose.js';
-import { formatResult } from '../../scripts/check/format.js';
-import { runLearner } from '../../scripts/check/harness.js';
-import { exitCode, runChecks, type CheckResult } from '../../scripts/check/report.js';
-import { Miss } from '../../scripts/check/types.js';
-import { CHECK_QUIET_MS } from '../helpers/wait.js';
-import { workdir } from '../helpers/workdir.js';
+import { call, tools, type FakeReply } from '../../scripts/fake-model/replies.ts';
+import { diagnose } from '../../scripts/check/diagnose.ts';
+import { formatResult } from '../../scripts/check/format.ts';
+import { runLearner } from '../../scripts/check/harness.ts';
+import { exitCode, runChecks, type CheckResult } from '../../scripts/check/report.ts';
+import { Miss } from '../../scripts/check/types.ts';
+import { CHECK_QUIET_MS } from '../helpers/wait.ts';
+import { workdir } from '../helpers/workdir.ts';
 
 /** 一个小 Agent：index.ts 就是 source（放在 type: module 的文件夹里，可以用顶层 await）。 */
 const agent = (source: string): string => path.join(workdir({ 'package.json': '{ "type": "module" }\n', 'index.ts': source }), 'index.ts');

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { REPO_ROOT } from '../helpers/run-stage.js';
+import { REPO_ROOT } from '../helpers/run-stage.ts';
 
 const LEARNERS = path.join(REPO_ROOT, 'test/check/learners');
 const body = (file: string) => fs.readFileSync(path.join(LEARNERS, file), 'utf8').replace(/^(\/\/.*\n)+/, '');

@@ -6,12 +6,12 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { limiter } from '../../scripts/check/limit.js';
-import { formatResult } from '../../scripts/check/format.js';
-import { checksOf, exitCode, runChecks } from '../../scripts/check/report.js';
-import { REPO_ROOT } from '../helpers/run-stage.js';
-import { CHECK_QUIET_MS } from '../helpers/wait.js';
-import { workdir } from '../helpers/workdir.js';
+import { limiter } from '../../scripts/check/limit.ts';
+import { formatResult } from '../../scripts/check/format.ts';
+import { checksOf, exitCode, runChecks } from '../../scripts/check/report.ts';
+import { REPO_ROOT } from '../helpers/run-stage.ts';
+import { CHECK_QUIET_MS } from '../helpers/wait.ts';
+import { workdir } from '../helpers/workdir.ts';
 
 interface Mistake {
     what: string;                   // 学习者做错了什么

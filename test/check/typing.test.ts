@@ -3,10 +3,10 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { runLearner } from '../../scripts/check/harness.js';
-import { lastUser } from '../../scripts/check/look.js';
-import { CHECK_QUIET_MS } from '../helpers/wait.js';
-import { workdir } from '../helpers/workdir.js';
+import { runLearner } from '../../scripts/check/harness.ts';
+import { lastUser } from '../../scripts/check/look.ts';
+import { CHECK_QUIET_MS } from '../helpers/wait.ts';
+import { workdir } from '../helpers/workdir.ts';
 
 const agent = (source: string): string => path.join(workdir({ 'package.json': '{ "type": "module" }\n', 'index.ts': source }), 'index.ts');
 

@@ -2,10 +2,10 @@
 //   const r = await runAgent(stage, { input: ['读一下 a.txt', 'y'], replies: [tools(call('c1', 'read', { path: 'a.txt' })), text('读完了')] });
 //   assert.equal(r.results.c1, …);   assert.deepEqual(userTexts(r.requests[1].body), […]);   // results 按调用 id 索引
 // 运行中途还要做事（等某个请求到达后发信号）时，直接用 startFakeOpenAI 和 run-stage.ts 的 startStage。
-import { startFakeOpenAI, type FakeOptions, type RecordedRequest } from '../../scripts/fake-model/server.js';
-import { assertNoRejections } from './fixtures.js';
-import { startStage, type RunningStage, type RunStageOptions, type RunStageResult } from './run-stage.js';
-import { sleep, waitUntil } from './wait.js';
+import { startFakeOpenAI, type FakeOptions, type RecordedRequest } from '../../scripts/fake-model/server.ts';
+import { assertNoRejections } from './fixtures.ts';
+import { startStage, type RunningStage, type RunStageOptions, type RunStageResult } from './run-stage.ts';
+import { sleep, waitUntil } from './wait.ts';
 
 // ---------- 模型收到了什么 ----------
 

@@ -6,7 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { FakeServer } from '../../scripts/fake-model/server.js';
+import type { FakeServer } from '../../scripts/fake-model/server.ts';
 
 // 录制的服务商响应放在 test/fixtures 下；从本文件位置推算，不依赖 cwd
 const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');

@@ -5,10 +5,10 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEADLINE_MS, nodeCommand, startAgent } from '../../scripts/check/spawn.js';
-import { STAGES } from '../../scripts/days.js';
-import { compiledEntry } from './compiled.js';
-import { homeFor, workdir } from './workdir.js';
+import { DEADLINE_MS, nodeCommand, startAgent } from '../../scripts/check/spawn.ts';
+import { STAGES } from '../../scripts/days.ts';
+import { compiledEntry } from './compiled.ts';
+import { homeFor, workdir } from './workdir.ts';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 

@@ -6,10 +6,10 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DEADLINE_MS } from '../../scripts/check/spawn.js';
-import { stageCommand } from './run-stage.js';
-import { waitUntil } from './wait.js';
-import { homeFor, workdir } from './workdir.js';
+import { DEADLINE_MS } from '../../scripts/check/spawn.ts';
+import { stageCommand } from './run-stage.ts';
+import { waitUntil } from './wait.ts';
+import { homeFor, workdir } from './workdir.ts';
 
 const probe = spawnSync('tmux', ['-V'], { encoding: 'utf8' });
 /** 给 describe / test 的 skip：没有 tmux 时是跳过的原因。 */

@@ -2,7 +2,7 @@
 // 期限只是兜底：给得很宽，繁忙的 2 核机器（另一套测试同时在跑）上也不会误判；事情一发生就立刻往下走，所以不拖慢测试。
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { DEADLINE_MS } from '../../scripts/check/spawn.js';
+import { DEADLINE_MS } from '../../scripts/check/spawn.ts';
 
 /** 测试里跑 npm run check 的检查时，「输出静了多久才算 Agent 在等输入」（scripts/check/typist.ts；命令行缺省 200 ms）。 */
 export const CHECK_QUIET_MS = 50;

@@ -6,10 +6,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadMcpConfig } from '../../day15/mcp-config.js';
-import { McpManager, mcpStatusText } from '../../day15/mcp-setup.js';
-import { callMcpTool } from '../../day15/mcp-tools.js';
-import { fakeRegistry, serverOf } from '../mcp/util.js';
+import { loadMcpConfig } from '../../day15/mcp-config.ts';
+import { McpManager, mcpStatusText } from '../../day15/mcp-setup.ts';
+import { callMcpTool } from '../../day15/mcp-tools.ts';
+import { fakeRegistry, serverOf } from '../mcp/util.ts';
 
 const VERSION = '2026.8.31';   // 固定版本：工具数量等观察结果都来自这个版本
 const SERVERS = { everything: 'server-everything', fs: 'server-filesystem', memory: 'server-memory' };

@@ -6,12 +6,12 @@ import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadMcpConfig } from '../../day15/mcp-config.js';
-import { McpManager, mcpPanelText, mcpStatusText, mcpStartupMessages } from '../../day15/mcp-setup.js';
-import { buildMcpTools, callMcpTool, type McpToolSet } from '../../day15/mcp-tools.js';
-import { setupPermissions } from '../../day15/permissions.js';
-import type { Tool } from '../../day15/tools.js';
-import { fakeRegistry, leftovers, readRecords, server, serverOf, tempDir, waitFor, SERVERS } from './util.js';
+import { loadMcpConfig } from '../../day15/mcp-config.ts';
+import { McpManager, mcpPanelText, mcpStatusText, mcpStartupMessages } from '../../day15/mcp-setup.ts';
+import { buildMcpTools, callMcpTool, type McpToolSet } from '../../day15/mcp-tools.ts';
+import { setupPermissions } from '../../day15/permissions.ts';
+import type { Tool } from '../../day15/tools.ts';
+import { fakeRegistry, leftovers, readRecords, server, serverOf, tempDir, waitFor, SERVERS } from './util.ts';
 
 const DEMO = fileURLToPath(new URL('../../day15/demo-server.mjs', import.meta.url));
 const MARK = randomUUID();

@@ -3,14 +3,14 @@ import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { RequestTable, RpcError } from '../../day15/jsonrpc.js';
-import { expandVars, loadMcpConfig } from '../../day15/mcp-config.js';
-import { meaningfulStderr } from '../../day15/mcp-log.js';
-import { McpManager, mcpPanelText, mcpStatusText } from '../../day15/mcp-setup.js';
-import { callMcpTool, convertResult, mcpToolName } from '../../day15/mcp-tools.js';
-import { normalizeSchema as normalize } from '../../day15/schema.js';
-import { truncateOutput } from '../../day15/tools.js';
-import { fakeRegistry, serverOf, tempDir } from './util.js';
+import { RequestTable, RpcError } from '../../day15/jsonrpc.ts';
+import { expandVars, loadMcpConfig } from '../../day15/mcp-config.ts';
+import { meaningfulStderr } from '../../day15/mcp-log.ts';
+import { McpManager, mcpPanelText, mcpStatusText } from '../../day15/mcp-setup.ts';
+import { callMcpTool, convertResult, mcpToolName } from '../../day15/mcp-tools.ts';
+import { normalizeSchema as normalize } from '../../day15/schema.ts';
+import { truncateOutput } from '../../day15/tools.ts';
+import { fakeRegistry, serverOf, tempDir } from './util.ts';
 
 describe('配置与变量展开', () => {
     it('${NAME} 与 ${NAME:-默认}', () => {

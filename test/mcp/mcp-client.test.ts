@@ -5,13 +5,13 @@ import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadMcpConfig, type McpEntry, type McpServerConfig } from '../../day15/mcp-config.js';
-import { McpManager, mcpPanelText, mcpStatusText, mcpStartupMessages } from '../../day15/mcp-setup.js';
-import { callMcpTool } from '../../day15/mcp-tools.js';
-import { policyFor, setupPermissions } from '../../day15/permissions.js';
-import { killAllGroups } from '../../day15/process-group.js';
-import type { Tool } from '../../day15/tools.js';
-import { fakeRegistry, leftovers, readRecords, server, serverOf, tempDir } from './util.js';
+import { loadMcpConfig, type McpEntry, type McpServerConfig } from '../../day15/mcp-config.ts';
+import { McpManager, mcpPanelText, mcpStatusText, mcpStartupMessages } from '../../day15/mcp-setup.ts';
+import { callMcpTool } from '../../day15/mcp-tools.ts';
+import { policyFor, setupPermissions } from '../../day15/permissions.ts';
+import { killAllGroups } from '../../day15/process-group.ts';
+import type { Tool } from '../../day15/tools.ts';
+import { fakeRegistry, leftovers, readRecords, server, serverOf, tempDir } from './util.ts';
 
 const DEMO = fileURLToPath(new URL('../../day15/demo-server.mjs', import.meta.url));
 // 脱敏在第一次用到时记下密钥值（一次运行里它们不变），所以在任何调用之前就设好这个「密钥」

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { beginMarker, END_MARKER, HEADER, normalizeTranscript, replaceBetweenMarkers, runDemo } from '../../scripts/demo.js';
-import { ROOT, STAGES } from '../../scripts/stages.js';
+import { beginMarker, END_MARKER, HEADER, normalizeTranscript, replaceBetweenMarkers, runDemo } from '../../scripts/demo.ts';
+import { ROOT, STAGES } from '../../scripts/stages.ts';
 
 describe('npm run demo', () => {
     for (const stage of STAGES) {

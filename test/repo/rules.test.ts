@@ -9,7 +9,7 @@ import { describe, test } from 'node:test';
 import {
     CORE_LIMITS, DIVIDER, fileLines, importsOf, MCP_CORE_LIMIT, mcpClient, readmeTable, ROOT, sourceFiles, STAGE_DAYS, stageStats, STAGES,
     tableIn,
-} from '../../scripts/stages.js';
+} from '../../scripts/stages.ts';
 
 const all = STAGES.map(stageStats);
 

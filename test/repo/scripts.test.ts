@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { describe, test } from 'node:test';
-import { headerDay, hunkDay, originalDay, parseDiff, readingOrder, tagDay } from '../../scripts/days.js';
-import { isMcpClientFile, pieces, ROOT, STAGE_DAYS, STAGES } from '../../scripts/stages.js';
+import { headerDay, hunkDay, originalDay, parseDiff, readingOrder, tagDay } from '../../scripts/days.ts';
+import { isMcpClientFile, pieces, ROOT, STAGE_DAYS, STAGES } from '../../scripts/stages.ts';
 
 function diffCli(...args: string[]): string {
     return execFileSync(process.execPath, ['--import', 'tsx', 'scripts/diff.ts', ...args], {

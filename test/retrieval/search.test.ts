@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { before, test } from 'node:test';
-import { MAX_HITS, findMatches, searchFiles } from '../../day15/search.js';
-import { workdir } from '../helpers/workdir.js';
+import { MAX_HITS, findMatches, searchFiles } from '../../day15/search.ts';
+import { workdir } from '../helpers/workdir.ts';
 
 let root = '';
 

@@ -7,10 +7,10 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { DEADLINE_MS } from '../../scripts/check/spawn.js';
-import { STAGES } from '../../scripts/days.js';
-import { REPO_ROOT, runStage, stagesFrom } from '../helpers/run-stage.js';
-import { waitUntil } from '../helpers/wait.js';
+import { DEADLINE_MS } from '../../scripts/check/spawn.ts';
+import { STAGES } from '../../scripts/days.ts';
+import { REPO_ROOT, runStage, stagesFrom } from '../helpers/run-stage.ts';
+import { waitUntil } from '../helpers/wait.ts';
 
 /** 启动模型终端；waitFor 等它的输出里出现某段文字（不靠计时：只看输出）。 */
 function startModel() {

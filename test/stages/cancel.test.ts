@@ -1,10 +1,10 @@
 // 取消与退出：正在执行的工具不会拖住退出，shell 命令的进程组随 Agent 一起结束。
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { call, tools } from '../../scripts/fake-model/replies.js';
-import { startFakeOpenAI } from '../../scripts/fake-model/server.js';
-import { startStage, stagesFrom } from '../helpers/run-stage.js';
-import { sleepCommand, waitUntil } from '../helpers/wait.js';
+import { call, tools } from '../../scripts/fake-model/replies.ts';
+import { startFakeOpenAI } from '../../scripts/fake-model/server.ts';
+import { startStage, stagesFrom } from '../helpers/run-stage.ts';
+import { sleepCommand, waitUntil } from '../helpers/wait.ts';
 
 for (const stage of stagesFrom('day04')) {
     describe(`${stage}: 工具执行中退出`, () => {

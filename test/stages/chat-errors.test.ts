@@ -4,10 +4,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { text } from '../../scripts/fake-model/replies.js';
-import { runAgent, userTexts } from '../helpers/agent.js';
-import { ERROR_FIXTURES, loadHttpFixture, sseFixture, unusedBaseUrl } from '../helpers/fixtures.js';
-import { runStage, stagesFrom } from '../helpers/run-stage.js';
+import { text } from '../../scripts/fake-model/replies.ts';
+import { runAgent, userTexts } from '../helpers/agent.ts';
+import { ERROR_FIXTURES, loadHttpFixture, sseFixture, unusedBaseUrl } from '../helpers/fixtures.ts';
+import { runStage, stagesFrom } from '../helpers/run-stage.ts';
 
 // 各阶段同时跑：这个文件的时间多半花在等重试的间隔上，一个阶段接一个阶段地等要一分钟
 describe('模型 API 出错与重试', { concurrency: true }, () => {

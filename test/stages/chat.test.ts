@@ -2,11 +2,11 @@
 // 出错与重试在 chat-errors.test.ts（那里要等重试的间隔，分开跑不拖慢这里）。
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { text } from '../../scripts/fake-model/replies.js';
-import { startFakeOpenAI } from '../../scripts/fake-model/server.js';
-import { runAgent, userTexts } from '../helpers/agent.js';
-import { runStage, stagesFrom } from '../helpers/run-stage.js';
-import { workdir } from '../helpers/workdir.js';
+import { text } from '../../scripts/fake-model/replies.ts';
+import { startFakeOpenAI } from '../../scripts/fake-model/server.ts';
+import { runAgent, userTexts } from '../helpers/agent.ts';
+import { runStage, stagesFrom } from '../helpers/run-stage.ts';
+import { workdir } from '../helpers/workdir.ts';
 
 for (const stage of stagesFrom('day01')) {
     describe(`${stage}: 流式多轮对话`, () => {

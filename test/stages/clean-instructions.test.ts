@@ -5,11 +5,11 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { text } from '../../scripts/fake-model/replies.js';
-import type { RecordedRequest } from '../../scripts/fake-model/server.js';
-import { runAgent } from '../helpers/agent.js';
-import { stagesFrom } from '../helpers/run-stage.js';
-import { ownState, workdir } from '../helpers/workdir.js';
+import { text } from '../../scripts/fake-model/replies.ts';
+import type { RecordedRequest } from '../../scripts/fake-model/server.ts';
+import { runAgent } from '../helpers/agent.ts';
+import { stagesFrom } from '../helpers/run-stage.ts';
+import { ownState, workdir } from '../helpers/workdir.ts';
 
 const sent = (requests: RecordedRequest[]) => JSON.stringify(requests.map((q) => q.body));
 const systemOf = (q: RecordedRequest): string => q.body.messages[0].role === 'system' ? q.body.messages[0].content : '';

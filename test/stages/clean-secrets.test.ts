@@ -5,11 +5,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { call, text, tools, buildSse } from '../../scripts/fake-model/replies.js';
-import type { RecordedRequest } from '../../scripts/fake-model/server.js';
-import { runAgent } from '../helpers/agent.js';
-import { stagesFrom } from '../helpers/run-stage.js';
-import { workdir } from '../helpers/workdir.js';
+import { call, text, tools, buildSse } from '../../scripts/fake-model/replies.ts';
+import type { RecordedRequest } from '../../scripts/fake-model/server.ts';
+import { runAgent } from '../helpers/agent.ts';
+import { stagesFrom } from '../helpers/run-stage.ts';
+import { workdir } from '../helpers/workdir.ts';
 
 /** 请求里除了模型自己说的话（assistant 消息里的工具参数是模型给的，原样回传）以外的全部内容。 */
 function sentToModel(requests: RecordedRequest[]): string {

@@ -4,10 +4,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { call, text, tools } from '../../scripts/fake-model/replies.js';
-import { runAgent } from '../helpers/agent.js';
-import { stagesFrom } from '../helpers/run-stage.js';
-import { workdir } from '../helpers/workdir.js';
+import { call, text, tools } from '../../scripts/fake-model/replies.ts';
+import { runAgent } from '../helpers/agent.ts';
+import { stagesFrom } from '../helpers/run-stage.ts';
+import { workdir } from '../helpers/workdir.ts';
 
 const UNDO = path.join('.geekagent', 'undo.json');
 const TRACE = path.join('.geekagent', 'trace.log');

@@ -2,11 +2,11 @@
 // 假服务像真实 API 一样拒绝「tool_calls 没有配对的 tool 消息」的请求，所以压缩切坏工具调用组会立刻暴露。
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { call, text, tools, type FakeReply } from '../../scripts/fake-model/replies.js';
-import type { RecordedRequest } from '../../scripts/fake-model/server.js';
-import { runAgent } from '../helpers/agent.js';
-import { stagesFrom } from '../helpers/run-stage.js';
-import { workdir } from '../helpers/workdir.js';
+import { call, text, tools, type FakeReply } from '../../scripts/fake-model/replies.ts';
+import type { RecordedRequest } from '../../scripts/fake-model/server.ts';
+import { runAgent } from '../helpers/agent.ts';
+import { stagesFrom } from '../helpers/run-stage.ts';
+import { workdir } from '../helpers/workdir.ts';
 
 const HEADER = '【之前对话的摘要】';
 

@@ -5,12 +5,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { call, text, tools } from '../../scripts/fake-model/replies.js';
-import { startFakeOpenAI } from '../../scripts/fake-model/server.js';
-import { runAgent, userTexts } from '../helpers/agent.js';
-import { REPO_ROOT, stagesFrom } from '../helpers/run-stage.js';
-import { noTmux, Terminal } from '../helpers/terminal.js';
-import { workdir } from '../helpers/workdir.js';
+import { call, text, tools } from '../../scripts/fake-model/replies.ts';
+import { startFakeOpenAI } from '../../scripts/fake-model/server.ts';
+import { runAgent, userTexts } from '../helpers/agent.ts';
+import { REPO_ROOT, stagesFrom } from '../helpers/run-stage.ts';
+import { noTmux, Terminal } from '../helpers/terminal.ts';
+import { workdir } from '../helpers/workdir.ts';
 
 const TRUST_FILE = path.join('.geekagent', 'trusted-folders.json');
 

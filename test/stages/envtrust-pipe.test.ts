@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { describe, test } from 'node:test';
-import { startFakeOpenAI } from '../../scripts/fake-model/server.js';
-import { startStage, stagesFrom } from '../helpers/run-stage.js';
-import { sleep } from '../helpers/wait.js';
+import { startFakeOpenAI } from '../../scripts/fake-model/server.ts';
+import { startStage, stagesFrom } from '../helpers/run-stage.ts';
+import { sleep } from '../helpers/wait.ts';
 
 // 30 万字节：管道（64 KiB）加上测试这头的读缓冲也装不下，Agent 一定有一部分还排在自己的写缓冲里
 const REPLY = `开头${'长回复'.repeat(33_000)}结尾`;

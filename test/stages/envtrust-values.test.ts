@@ -6,11 +6,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { text } from '../../scripts/fake-model/replies.js';
-import { runAgent } from '../helpers/agent.js';
-import { REPO_ROOT, stagesFrom } from '../helpers/run-stage.js';
-import { noTmux, Terminal } from '../helpers/terminal.js';
-import { workdir } from '../helpers/workdir.js';
+import { text } from '../../scripts/fake-model/replies.ts';
+import { runAgent } from '../helpers/agent.ts';
+import { REPO_ROOT, stagesFrom } from '../helpers/run-stage.ts';
+import { noTmux, Terminal } from '../helpers/terminal.ts';
+import { workdir } from '../helpers/workdir.ts';
 
 const KEY = 'sk-test-key-123456';   // run-stage.ts 放进真实环境的 OPENAI_API_KEY
 const HOOK = '--require ./.hooks/h.cjs --title=sk-live-0123456789abcdef0123';

@@ -4,12 +4,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { text } from '../../scripts/fake-model/replies.js';
-import { startFakeOpenAI } from '../../scripts/fake-model/server.js';
-import { runAgent } from '../helpers/agent.js';
-import { startStage, stagesFrom } from '../helpers/run-stage.js';
-import { waitUntil } from '../helpers/wait.js';
-import { workdir } from '../helpers/workdir.js';
+import { text } from '../../scripts/fake-model/replies.ts';
+import { startFakeOpenAI } from '../../scripts/fake-model/server.ts';
+import { runAgent } from '../helpers/agent.ts';
+import { startStage, stagesFrom } from '../helpers/run-stage.ts';
+import { waitUntil } from '../helpers/wait.ts';
+import { workdir } from '../helpers/workdir.ts';
 
 /** 聊天流的一个事件。JSON.stringify 把落单的半个 emoji 写成 \ud83d 这样的转义，和真实服务商发的一样。 */
 const event = (delta: object, finish: string | null = null) =>

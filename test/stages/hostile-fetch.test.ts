@@ -6,10 +6,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import zlib from 'node:zlib';
-import { call, text, tools } from '../../scripts/fake-model/replies.js';
-import { runAgent } from '../helpers/agent.js';
-import { stagesFrom } from '../helpers/run-stage.js';
-import { waitUntil } from '../helpers/wait.js';
+import { call, text, tools } from '../../scripts/fake-model/replies.ts';
+import { runAgent } from '../helpers/agent.ts';
+import { stagesFrom } from '../helpers/run-stage.ts';
+import { waitUntil } from '../helpers/wait.ts';
 
 const MiB = 1024 * 1024;
 // 64 MiB 的同一个字母压成约 64 KiB

@@ -5,10 +5,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { call, text, tools } from '../../scripts/fake-model/replies.js';
-import { runAgent, toolResults } from '../helpers/agent.js';
-import { stagesFrom } from '../helpers/run-stage.js';
-import { workdir } from '../helpers/workdir.js';
+import { call, text, tools } from '../../scripts/fake-model/replies.ts';
+import { runAgent, toolResults } from '../helpers/agent.ts';
+import { stagesFrom } from '../helpers/run-stage.ts';
+import { workdir } from '../helpers/workdir.ts';
 
 const NOT_YOURS = (file: string) =>
     `${file} 不是你的 Agent 写的（可能随仓库克隆而来），这次不用它；确认无害后删掉它即可，Agent 会从头写自己的`;

@@ -3,10 +3,10 @@
 // 这里不量时间：Agent 在运行器平常的期限内回答、退出，结果也对，就说明匹配没有回溯。
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { call, text, tools } from '../../scripts/fake-model/replies.js';
-import { runAgent } from '../helpers/agent.js';
-import { stagesFrom } from '../helpers/run-stage.js';
-import { workdir } from '../helpers/workdir.js';
+import { call, text, tools } from '../../scripts/fake-model/replies.ts';
+import { runAgent } from '../helpers/agent.ts';
+import { stagesFrom } from '../helpers/run-stage.ts';
+import { workdir } from '../helpers/workdir.ts';
 
 const PATTERN = '*a*a*a*a*a*a*a*a*a*a*a*a*b';
 

@@ -2,10 +2,10 @@
 // 靠的是每个子进程环境里这次运行的标记（GEEKAGENT_RUN），退出时在 /proc 里找出来杀掉。只在 Linux 上有 /proc。
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { call, text, tools } from '../../scripts/fake-model/replies.js';
-import { startFakeOpenAI } from '../../scripts/fake-model/server.js';
-import { startStage, stagesFrom } from '../helpers/run-stage.js';
-import { processesWith, sleepCommand, waitUntil } from '../helpers/wait.js';
+import { call, text, tools } from '../../scripts/fake-model/replies.ts';
+import { startFakeOpenAI } from '../../scripts/fake-model/server.ts';
+import { startStage, stagesFrom } from '../helpers/run-stage.ts';
+import { processesWith, sleepCommand, waitUntil } from '../helpers/wait.ts';
 
 const noProc = process.platform !== 'linux' && '需要 Linux 的 /proc';
 

@@ -8,14 +8,14 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { call, text, tools } from '../../scripts/fake-model/replies.js';
-import { startFakeOpenAI, type FakeServer } from '../../scripts/fake-model/server.js';
-import { runAgent } from '../helpers/agent.js';
-import { startStage, stagesFrom } from '../helpers/run-stage.js';
-import { noTmux, Terminal } from '../helpers/terminal.js';
-import { sleepCommand, waitUntil } from '../helpers/wait.js';
-import { workdir } from '../helpers/workdir.js';
-import { readRecords, server } from '../mcp/util.js';
+import { call, text, tools } from '../../scripts/fake-model/replies.ts';
+import { startFakeOpenAI, type FakeServer } from '../../scripts/fake-model/server.ts';
+import { runAgent } from '../helpers/agent.ts';
+import { startStage, stagesFrom } from '../helpers/run-stage.ts';
+import { noTmux, Terminal } from '../helpers/terminal.ts';
+import { sleepCommand, waitUntil } from '../helpers/wait.ts';
+import { workdir } from '../helpers/workdir.ts';
+import { readRecords, server } from '../mcp/util.ts';
 
 const mcpConfig = (servers: object) => ({ '.geekagent/mcp.json': JSON.stringify({ mcpServers: servers }) });
 

@@ -6,11 +6,11 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import type { FakeReply, FakeToolCall } from '../../scripts/fake-model/replies.js';
-import { startFakeOpenAI, type FakeServer } from '../../scripts/fake-model/server.js';
-import { assertNoRejections } from '../helpers/fixtures.js';
-import { REPO_ROOT, runStage, stagesFrom, type RunStageOptions } from '../helpers/run-stage.js';
-import { leftovers, readRecords, server, tempDir, waitFor } from '../mcp/util.js';
+import type { FakeReply, FakeToolCall } from '../../scripts/fake-model/replies.ts';
+import { startFakeOpenAI, type FakeServer } from '../../scripts/fake-model/server.ts';
+import { assertNoRejections } from '../helpers/fixtures.ts';
+import { REPO_ROOT, runStage, stagesFrom, type RunStageOptions } from '../helpers/run-stage.ts';
+import { leftovers, readRecords, server, tempDir, waitFor } from '../mcp/util.ts';
 
 // 教程里的那句话；词组正好 22 个字符、3 个词
 const TUTORIAL = '掷一次骰子，再统计「Model Context Protocol」这个词组的字符数和词数';

@@ -6,13 +6,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { call, text, tools } from '../../scripts/fake-model/replies.js';
-import { startFakeOpenAI } from '../../scripts/fake-model/server.js';
-import { MCP_READY, runAgent } from '../helpers/agent.js';
-import { startStage, stagesFrom } from '../helpers/run-stage.js';
-import { processesWith, sleepCommand, waitUntil } from '../helpers/wait.js';
-import { workdir } from '../helpers/workdir.js';
-import { leftovers, server } from '../mcp/util.js';
+import { call, text, tools } from '../../scripts/fake-model/replies.ts';
+import { startFakeOpenAI } from '../../scripts/fake-model/server.ts';
+import { MCP_READY, runAgent } from '../helpers/agent.ts';
+import { startStage, stagesFrom } from '../helpers/run-stage.ts';
+import { processesWith, sleepCommand, waitUntil } from '../helpers/wait.ts';
+import { workdir } from '../helpers/workdir.ts';
+import { leftovers, server } from '../mcp/util.ts';
 
 // 本文件启动的服务器都带着这个标记：只找自己留下的进程
 const MARK = randomUUID();

@@ -6,10 +6,10 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { startFakeOpenAI } from '../../scripts/fake-model/server.js';
-import { assertNoRejections } from '../helpers/fixtures.js';
-import { runStage, stagesFrom } from '../helpers/run-stage.js';
-import { leftovers, readRecords, server, tempDir } from '../mcp/util.js';
+import { startFakeOpenAI } from '../../scripts/fake-model/server.ts';
+import { assertNoRejections } from '../helpers/fixtures.ts';
+import { runStage, stagesFrom } from '../helpers/run-stage.ts';
+import { leftovers, readRecords, server, tempDir } from '../mcp/util.ts';
 
 // 每次运行一个标记：两个测试并发，各自只查自己的服务器进程
 function workdir(mark: string, env: Record<string, string>): string {

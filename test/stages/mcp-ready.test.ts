@@ -6,11 +6,11 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { text } from '../../scripts/fake-model/replies.js';
-import { MCP_READY, runAgent } from '../helpers/agent.js';
-import { stagesFrom } from '../helpers/run-stage.js';
-import { workdir } from '../helpers/workdir.js';
-import { leftovers, server, tempDir } from '../mcp/util.js';
+import { text } from '../../scripts/fake-model/replies.ts';
+import { MCP_READY, runAgent } from '../helpers/agent.ts';
+import { stagesFrom } from '../helpers/run-stage.ts';
+import { workdir } from '../helpers/workdir.ts';
+import { leftovers, server, tempDir } from '../mcp/util.ts';
 
 const MARK = randomUUID();
 const mcpNames = (body: any): string[] => (body.tools ?? []).map((t: any) => t.function.name).filter((n: string) => n.startsWith('mcp_'));

@@ -6,11 +6,11 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import type { FakeReply } from '../../scripts/fake-model/replies.js';
-import { startFakeOpenAI } from '../../scripts/fake-model/server.js';
-import { assertNoRejections } from '../helpers/fixtures.js';
-import { REPO_ROOT, runStage, stagesFrom } from '../helpers/run-stage.js';
-import { leftovers, server, tempDir } from '../mcp/util.js';
+import type { FakeReply } from '../../scripts/fake-model/replies.ts';
+import { startFakeOpenAI } from '../../scripts/fake-model/server.ts';
+import { assertNoRejections } from '../helpers/fixtures.ts';
+import { REPO_ROOT, runStage, stagesFrom } from '../helpers/run-stage.ts';
+import { leftovers, server, tempDir } from '../mcp/util.ts';
 
 const MARK = randomUUID();
 const FIXTURES = path.join(REPO_ROOT, 'test', 'fixtures', 'mcp-tools');

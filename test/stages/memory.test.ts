@@ -4,11 +4,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { STAGES } from '../../scripts/days.js';
-import { call, text, tools } from '../../scripts/fake-model/replies.js';
-import { runAgent, toolResults } from '../helpers/agent.js';
-import { stagesFrom } from '../helpers/run-stage.js';
-import { ownState, workdir } from '../helpers/workdir.js';
+import { STAGES } from '../../scripts/days.ts';
+import { call, text, tools } from '../../scripts/fake-model/replies.ts';
+import { runAgent, toolResults } from '../helpers/agent.ts';
+import { stagesFrom } from '../helpers/run-stage.ts';
+import { ownState, workdir } from '../helpers/workdir.ts';
 
 // Day 13 起每轮自动召回记忆放进系统提示；在那之前记忆只能经工具读到
 const autoRecall = (stage: string) => STAGES.indexOf(stage) >= STAGES.indexOf('day15');

@@ -5,12 +5,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { text } from '../../scripts/fake-model/replies.js';
-import { startFakeOpenAI } from '../../scripts/fake-model/server.js';
-import { assertNoRejections } from '../helpers/fixtures.js';
-import { REPO_ROOT, startStage, stagesFrom } from '../helpers/run-stage.js';
-import { waitUntil } from '../helpers/wait.js';
-import { workdir } from '../helpers/workdir.js';
+import { text } from '../../scripts/fake-model/replies.ts';
+import { startFakeOpenAI } from '../../scripts/fake-model/server.ts';
+import { assertNoRejections } from '../helpers/fixtures.ts';
+import { REPO_ROOT, startStage, stagesFrom } from '../helpers/run-stage.ts';
+import { waitUntil } from '../helpers/wait.ts';
+import { workdir } from '../helpers/workdir.ts';
 
 // 远大于管道（64 KB）加上读的一方的缓冲：后面的行写出时，回复的大半还排在 Agent 的写队列里
 const BIG = `${'A'.repeat(300_000)}END-OF-BIG`;

@@ -2,12 +2,12 @@
 // 轮到它的时候显示成 You › …，然后才是它的回复。需要 tmux 提供真实终端；没有 tmux 时跳过。
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { text } from '../../scripts/fake-model/replies.js';
-import { startFakeOpenAI } from '../../scripts/fake-model/server.js';
-import { userTexts } from '../helpers/agent.js';
-import { assertNoRejections } from '../helpers/fixtures.js';
-import { stagesFrom } from '../helpers/run-stage.js';
-import { noTmux, Terminal } from '../helpers/terminal.js';
+import { text } from '../../scripts/fake-model/replies.ts';
+import { startFakeOpenAI } from '../../scripts/fake-model/server.ts';
+import { userTexts } from '../helpers/agent.ts';
+import { assertNoRejections } from '../helpers/fixtures.ts';
+import { stagesFrom } from '../helpers/run-stage.ts';
+import { noTmux, Terminal } from '../helpers/terminal.ts';
 
 for (const stage of stagesFrom('day01')) {
     describe(`${stage}: 终端里回复进行中打的一行，轮到它时才显示`, { skip: noTmux }, () => {

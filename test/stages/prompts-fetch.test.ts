@@ -2,9 +2,9 @@
 // 网址里的「用户名@」骗不了人，本机和内网地址明说。经真实入口、管道输入、假 OpenAI 服务；每个问题都答 n，一个请求也不发出。
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { call, text, tools } from '../../scripts/fake-model/replies.js';
-import { runAgent } from '../helpers/agent.js';
-import { stagesFrom } from '../helpers/run-stage.js';
+import { call, text, tools } from '../../scripts/fake-model/replies.ts';
+import { runAgent } from '../helpers/agent.ts';
+import { stagesFrom } from '../helpers/run-stage.ts';
 
 // 模型写的网址 → 提示里接在它下面的那一行
 const CASES: [string, string][] = [

@@ -5,10 +5,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { call, text, tools } from '../../scripts/fake-model/replies.js';
-import { runAgent, toolMessages } from '../helpers/agent.js';
-import { REPO_ROOT, stagesFrom } from '../helpers/run-stage.js';
-import { workdir } from '../helpers/workdir.js';
+import { call, text, tools } from '../../scripts/fake-model/replies.ts';
+import { runAgent, toolMessages } from '../helpers/agent.ts';
+import { REPO_ROOT, stagesFrom } from '../helpers/run-stage.ts';
+import { workdir } from '../helpers/workdir.ts';
 
 // 两行私钥标记中间夹一条命令：旧的脱敏把标记之间整段换成 [REDACTED]，提示里看不见 touch X
 const KEY_ATTACK = 'echo "-----BEGIN PRIVATE KEY-----" >/dev/null; touch X; echo "-----END PRIVATE KEY-----" >/dev/null; echo tests ok';

@@ -8,12 +8,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { call, text, tools } from '../../scripts/fake-model/replies.js';
-import { startFakeOpenAI } from '../../scripts/fake-model/server.js';
-import { runAgent, toolMessages, userTexts } from '../helpers/agent.js';
-import { assertNoRejections } from '../helpers/fixtures.js';
-import { startStage, stagesFrom } from '../helpers/run-stage.js';
-import { ownState, workdir } from '../helpers/workdir.js';
+import { call, text, tools } from '../../scripts/fake-model/replies.ts';
+import { startFakeOpenAI } from '../../scripts/fake-model/server.ts';
+import { runAgent, toolMessages, userTexts } from '../helpers/agent.ts';
+import { assertNoRejections } from '../helpers/fixtures.ts';
+import { startStage, stagesFrom } from '../helpers/run-stage.ts';
+import { ownState, workdir } from '../helpers/workdir.ts';
 
 const systemText = (body: any): string => (body.messages[0].role === 'system' ? body.messages[0].content : '');
 const count = (text: string, part: string) => text.split(part).length - 1;

@@ -6,11 +6,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, test } from 'node:test';
-import { STAGES } from '../../scripts/days.js';
-import { call, text, tools, type FakeReply } from '../../scripts/fake-model/replies.js';
-import { MCP_READY, runAgent } from '../helpers/agent.js';
-import { REPO_ROOT, stagesFrom } from '../helpers/run-stage.js';
-import { workdir } from '../helpers/workdir.js';
+import { STAGES } from '../../scripts/days.ts';
+import { call, text, tools, type FakeReply } from '../../scripts/fake-model/replies.ts';
+import { MCP_READY, runAgent } from '../helpers/agent.ts';
+import { REPO_ROOT, stagesFrom } from '../helpers/run-stage.ts';
+import { workdir } from '../helpers/workdir.ts';
 
 // 攻击用的文字：OSC 52 写剪贴板、清屏、OSC 8 链接、隐藏文字、C1 的 CSI、DEL、用 \r 回到行首覆盖
 const CLIPBOARD = '\x1b]52;c;ZXZpbA==\x07';

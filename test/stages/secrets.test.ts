@@ -7,12 +7,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { call, text, tools } from '../../scripts/fake-model/replies.js';
-import type { RecordedRequest } from '../../scripts/fake-model/server.js';
-import { MCP_READY, runAgent } from '../helpers/agent.js';
-import { stagesFrom } from '../helpers/run-stage.js';
-import { workdir } from '../helpers/workdir.js';
-import { leftovers, server } from '../mcp/util.js';
+import { call, text, tools } from '../../scripts/fake-model/replies.ts';
+import type { RecordedRequest } from '../../scripts/fake-model/server.ts';
+import { MCP_READY, runAgent } from '../helpers/agent.ts';
+import { stagesFrom } from '../helpers/run-stage.ts';
+import { workdir } from '../helpers/workdir.ts';
+import { leftovers, server } from '../mcp/util.ts';
 
 // 名字像密钥、但值本身看不出格式的变量：只能靠名字规则认出来
 const ENV = {

@@ -3,11 +3,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { text } from '../../scripts/fake-model/replies.js';
-import type { RecordedRequest } from '../../scripts/fake-model/server.js';
-import { runAgent, type AgentRun } from '../helpers/agent.js';
-import { stagesFrom } from '../helpers/run-stage.js';
-import { ownState, workdir } from '../helpers/workdir.js';
+import { text } from '../../scripts/fake-model/replies.ts';
+import type { RecordedRequest } from '../../scripts/fake-model/server.ts';
+import { runAgent, type AgentRun } from '../helpers/agent.ts';
+import { stagesFrom } from '../helpers/run-stage.ts';
+import { ownState, workdir } from '../helpers/workdir.ts';
 
 // 发给模型的对话（Day 11 起最前面多一条每次重建的 system 消息，这里去掉）
 const convo = (body: any): any[] => body.messages.filter((m: any) => m.role !== 'system');

@@ -6,10 +6,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { call, text, tools } from '../../scripts/fake-model/replies.js';
-import { runAgent, toolResults } from '../helpers/agent.js';
-import { REPO_ROOT, stagesFrom } from '../helpers/run-stage.js';
-import { workdir } from '../helpers/workdir.js';
+import { call, text, tools } from '../../scripts/fake-model/replies.ts';
+import { runAgent, toolResults } from '../helpers/agent.ts';
+import { REPO_ROOT, stagesFrom } from '../helpers/run-stage.ts';
+import { workdir } from '../helpers/workdir.ts';
 
 const toolNames = (body: any): string[] => (body.tools ?? []).map((t: any) => t.function.name).sort();
 const systemPrompt = (body: any): string => body.messages[0].content;

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { SSE_FIXTURES as FIXTURES } from '../helpers/fixtures.js';
-import { REPO_ROOT as REPO, stagesFrom } from '../helpers/run-stage.js';
+import { SSE_FIXTURES as FIXTURES } from '../helpers/fixtures.ts';
+import { REPO_ROOT as REPO, stagesFrom } from '../helpers/run-stage.ts';
 
 const names = fs.readdirSync(FIXTURES).filter((f) => f.endsWith('.sse')).map((f) => f.slice(0, -4));
 const expected = (name: string) => JSON.parse(fs.readFileSync(path.join(FIXTURES, 'expected', name + '.json'), 'utf8')).expected;

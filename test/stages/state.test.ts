@@ -7,12 +7,12 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { call, text, tools } from '../../scripts/fake-model/replies.js';
-import { startFakeOpenAI, type RecordedRequest } from '../../scripts/fake-model/server.js';
-import { runAgent } from '../helpers/agent.js';
-import { stagesFrom } from '../helpers/run-stage.js';
-import { noTmux, Terminal } from '../helpers/terminal.js';
-import { ownState, workdir } from '../helpers/workdir.js';
+import { call, text, tools } from '../../scripts/fake-model/replies.ts';
+import { startFakeOpenAI, type RecordedRequest } from '../../scripts/fake-model/server.ts';
+import { runAgent } from '../helpers/agent.ts';
+import { stagesFrom } from '../helpers/run-stage.ts';
+import { noTmux, Terminal } from '../helpers/terminal.ts';
+import { ownState, workdir } from '../helpers/workdir.ts';
 
 // 发给模型的对话：Day 11 起最前面多一条每次重建的 system 消息，这里去掉（存档里的 system 消息留着）
 const convo = (body: any): any[] => body.messages.filter((m: any, i: number) => !(i === 0 && m.role === 'system'));

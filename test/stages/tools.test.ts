@@ -5,11 +5,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { STAGES } from '../../scripts/days.js';
-import { call, text, tools, type FakeReply } from '../../scripts/fake-model/replies.js';
-import { runAgent, toolMessages, userTexts } from '../helpers/agent.js';
-import { stagesFrom } from '../helpers/run-stage.js';
-import { workdir } from '../helpers/workdir.js';
+import { STAGES } from '../../scripts/days.ts';
+import { call, text, tools, type FakeReply } from '../../scripts/fake-model/replies.ts';
+import { runAgent, toolMessages, userTexts } from '../helpers/agent.ts';
+import { stagesFrom } from '../helpers/run-stage.ts';
+import { workdir } from '../helpers/workdir.ts';
 
 // 发给模型的对话（Day 11 起请求最前面多一条每次重建的 system 消息，这里去掉）
 const convo = (body: any): any[] => body.messages.filter((m: any) => m.role !== 'system');

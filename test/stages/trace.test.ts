@@ -4,11 +4,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { call, text, tools, type FakeReply } from '../../scripts/fake-model/replies.js';
-import { MCP_READY, runAgent } from '../helpers/agent.js';
-import { SSE_FIXTURES, sseFixture } from '../helpers/fixtures.js';
-import { REPO_ROOT, stagesFrom } from '../helpers/run-stage.js';
-import { workdir } from '../helpers/workdir.js';
+import { call, text, tools, type FakeReply } from '../../scripts/fake-model/replies.ts';
+import { MCP_READY, runAgent } from '../helpers/agent.ts';
+import { SSE_FIXTURES, sseFixture } from '../helpers/fixtures.ts';
+import { REPO_ROOT, stagesFrom } from '../helpers/run-stage.ts';
+import { workdir } from '../helpers/workdir.ts';
 
 const TRACE = path.join('.geekagent', 'trace.log');
 const SECRET = 'sekrit-4242-zz9';

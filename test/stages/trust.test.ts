@@ -4,14 +4,14 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { call, text, tools } from '../../scripts/fake-model/replies.js';
-import { startFakeOpenAI } from '../../scripts/fake-model/server.js';
-import { MCP_READY, runAgent, toolResults, type AgentRun } from '../helpers/agent.js';
-import { assertNoRejections } from '../helpers/fixtures.js';
-import { REPO_ROOT, stagesFrom, startStage } from '../helpers/run-stage.js';
-import { noTmux, Terminal } from '../helpers/terminal.js';
-import { waitUntil } from '../helpers/wait.js';
-import { workdir } from '../helpers/workdir.js';
+import { call, text, tools } from '../../scripts/fake-model/replies.ts';
+import { startFakeOpenAI } from '../../scripts/fake-model/server.ts';
+import { MCP_READY, runAgent, toolResults, type AgentRun } from '../helpers/agent.ts';
+import { assertNoRejections } from '../helpers/fixtures.ts';
+import { REPO_ROOT, stagesFrom, startStage } from '../helpers/run-stage.ts';
+import { noTmux, Terminal } from '../helpers/terminal.ts';
+import { waitUntil } from '../helpers/wait.ts';
+import { workdir } from '../helpers/workdir.ts';
 
 const TRUST_FILE = path.join('.geekagent', 'trusted-folders.json');
 

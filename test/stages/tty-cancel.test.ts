@@ -5,12 +5,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { call, text, tools } from '../../scripts/fake-model/replies.js';
-import { startFakeOpenAI } from '../../scripts/fake-model/server.js';
-import { userTexts } from '../helpers/agent.js';
-import { assertNoRejections } from '../helpers/fixtures.js';
-import { stagesFrom } from '../helpers/run-stage.js';
-import { noTmux, Terminal } from '../helpers/terminal.js';
+import { call, text, tools } from '../../scripts/fake-model/replies.ts';
+import { startFakeOpenAI } from '../../scripts/fake-model/server.ts';
+import { userTexts } from '../helpers/agent.ts';
+import { assertNoRejections } from '../helpers/fixtures.ts';
+import { stagesFrom } from '../helpers/run-stage.ts';
+import { noTmux, Terminal } from '../helpers/terminal.ts';
 
 for (const stage of stagesFrom('day04')) {
     describe(`${stage}: 终端里 Ctrl+C 取消正在等确认的一轮`, { skip: noTmux }, () => {

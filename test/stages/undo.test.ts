@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { call, text, tools } from '../../scripts/fake-model/replies.js';
-import { runAgent, toolMessages, type AgentRun } from '../helpers/agent.js';
-import { stagesFrom } from '../helpers/run-stage.js';
-import { ownState, workdir } from '../helpers/workdir.js';
+import { call, text, tools } from '../../scripts/fake-model/replies.ts';
+import { runAgent, toolMessages, type AgentRun } from '../helpers/agent.ts';
+import { stagesFrom } from '../helpers/run-stage.ts';
+import { ownState, workdir } from '../helpers/workdir.ts';
 
 const undoFile = (cwd: string) => path.join(cwd, '.geekagent', 'undo.json');
 const write = (id: string, file: string, content: string) => tools(call(id, 'write', { path: file, content }));

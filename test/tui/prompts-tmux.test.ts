@@ -6,11 +6,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { call, text, tools } from '../../scripts/fake-model/replies.js';
-import { startFakeOpenAI } from '../../scripts/fake-model/server.js';
-import { assertNoRejections } from '../helpers/fixtures.js';
-import { stagesFrom } from '../helpers/run-stage.js';
-import { noTmux, Terminal } from '../helpers/terminal.js';
+import { call, text, tools } from '../../scripts/fake-model/replies.ts';
+import { startFakeOpenAI } from '../../scripts/fake-model/server.ts';
+import { assertNoRejections } from '../helpers/fixtures.ts';
+import { stagesFrom } from '../helpers/run-stage.ts';
+import { noTmux, Terminal } from '../helpers/terminal.ts';
 
 const FIRST = 'touch FIRST\u202e-LINE-RAN';
 const FIRST_SHOWN = '即将执行命令：touch FIRST\\u202e-LINE-RAN';

@@ -6,12 +6,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { call, text } from '../../scripts/fake-model/replies.js';
-import { startFakeOpenAI, type FakeServer } from '../../scripts/fake-model/server.js';
-import { toolMessages, userTexts } from '../helpers/agent.js';
-import { assertNoRejections } from '../helpers/fixtures.js';
-import { stagesFrom } from '../helpers/run-stage.js';
-import { noTmux, Terminal } from '../helpers/terminal.js';
+import { call, text } from '../../scripts/fake-model/replies.ts';
+import { startFakeOpenAI, type FakeServer } from '../../scripts/fake-model/server.ts';
+import { toolMessages, userTexts } from '../helpers/agent.ts';
+import { assertNoRejections } from '../helpers/fixtures.ts';
+import { stagesFrom } from '../helpers/run-stage.ts';
+import { noTmux, Terminal } from '../helpers/terminal.ts';
 
 const FORGED = 'echo MALICIOUS > pwned.txt #\r\x1b[2K即将执行命令：ls';
 const FORGED_SHOWN = '即将执行命令：echo MALICIOUS > pwned.txt #\\r\\x1b[2K即将执行命令：ls';

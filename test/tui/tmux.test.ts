@@ -6,12 +6,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { call, text, tools, type Usage } from '../../scripts/fake-model/replies.js';
-import { startFakeOpenAI, type FakeServer } from '../../scripts/fake-model/server.js';
-import { userTexts } from '../helpers/agent.js';
-import { assertNoRejections } from '../helpers/fixtures.js';
-import { stagesFrom } from '../helpers/run-stage.js';
-import { noTmux, Terminal, tmux } from '../helpers/terminal.js';
+import { call, text, tools, type Usage } from '../../scripts/fake-model/replies.ts';
+import { startFakeOpenAI, type FakeServer } from '../../scripts/fake-model/server.ts';
+import { userTexts } from '../helpers/agent.ts';
+import { assertNoRejections } from '../helpers/fixtures.ts';
+import { stagesFrom } from '../helpers/run-stage.ts';
+import { noTmux, Terminal, tmux } from '../helpers/terminal.ts';
 
 const PANEL_WIDTH = 28;   // 规格：面板 28 列，比 60 列窄时隐藏
 const usage = (total: number): Usage => ({ prompt_tokens: total - 10, completion_tokens: 10, total_tokens: total });

@@ -5,9 +5,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { REPO_ROOT, stagesFrom } from '../helpers/run-stage.js';
-import { sleepCommand, waitUntil } from '../helpers/wait.js';
-import { workdir } from '../helpers/workdir.js';
+import { REPO_ROOT, stagesFrom } from '../helpers/run-stage.ts';
+import { sleepCommand, waitUntil } from '../helpers/wait.ts';
+import { workdir } from '../helpers/workdir.ts';
 
 
 function writeTree(root: string, files: string[]): void {

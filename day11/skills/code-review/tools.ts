@@ -1,6 +1,6 @@
 // Day 11：code-review 技能自带的工具：查看工作区相对 HEAD 的改动。
 import { execFile, execFileSync } from 'node:child_process';
-import { truncateOutput, type Tool } from '../../tools.js';
+import { truncateOutput, type Tool } from '../../tools.ts';
 
 const MAX_CHARS = 4000;   // diff 比一般工具输出长，多留一些
 

@@ -1,7 +1,7 @@
 // 第 1 天：REPL 与流式多轮对话。
-import { text, type FakeReply } from '../../fake-model/replies.js';
-import { clip, contentOf, lastUser, mark, messagesOf, requestFor, showMessages, stderrNote } from '../look.js';
-import { Miss, type Check, type Scenario } from '../types.js';
+import { text, type FakeReply } from '../../fake-model/replies.ts';
+import { clip, contentOf, lastUser, mark, messagesOf, requestFor, showMessages, stderrNote } from '../look.ts';
+import { Miss, type Check, type Scenario } from '../types.ts';
 
 const SECTION = 'day01/README.md#第-1-天repl-与流式多轮对话';
 

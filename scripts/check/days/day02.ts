@@ -1,7 +1,7 @@
 // 第 2 天：工具循环，从流里拼出工具调用。
-import { call, text, tools } from '../../fake-model/replies.js';
-import { assistantCalling, lastUser, mark, messagesOf, rejectedNote, requestFor, showMessages, stderrNote, toolNames, toolResult, toolSchema } from '../look.js';
-import { Miss, type Check, type Scenario } from '../types.js';
+import { call, text, tools } from '../../fake-model/replies.ts';
+import { assistantCalling, lastUser, mark, messagesOf, rejectedNote, requestFor, showMessages, stderrNote, toolNames, toolResult, toolSchema } from '../look.ts';
+import { Miss, type Check, type Scenario } from '../types.ts';
 
 const SECTION = 'day04/README.md#第-2-天工具循环从流里拼出工具调用';
 

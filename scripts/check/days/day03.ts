@@ -1,10 +1,10 @@
 // 第 3 天：shell 工具与执行前确认。
 import fs from 'node:fs';
 import path from 'node:path';
-import { call, tools } from '../../fake-model/replies.js';
-import type { LearnerRun } from '../harness.js';
-import { contentOf, mark, messagesOf, requestFor, showMessages, toolNames, toolResult, toolSchema } from '../look.js';
-import { Miss, type Check, type Scenario } from '../types.js';
+import { call, tools } from '../../fake-model/replies.ts';
+import type { LearnerRun } from '../harness.ts';
+import { contentOf, mark, messagesOf, requestFor, showMessages, toolNames, toolResult, toolSchema } from '../look.ts';
+import { Miss, type Check, type Scenario } from '../types.ts';
 
 const SECTION = 'day04/README.md#第-3-天shell-工具与执行前确认';
 

@@ -1,10 +1,10 @@
 // 第 4 天：文件工具与工具注册表。
 import fs from 'node:fs';
 import path from 'node:path';
-import { call, tools, type FakeToolCall } from '../../fake-model/replies.js';
-import type { LearnerRun } from '../harness.js';
-import { mark, requestFor, showMessages, toolNames, toolResult, toolSchema } from '../look.js';
-import { Miss, type Check, type Scenario } from '../types.js';
+import { call, tools, type FakeToolCall } from '../../fake-model/replies.ts';
+import type { LearnerRun } from '../harness.ts';
+import { mark, requestFor, showMessages, toolNames, toolResult, toolSchema } from '../look.ts';
+import { Miss, type Check, type Scenario } from '../types.ts';
 
 const SECTION = 'day04/README.md#第-4-天文件工具与工具注册表';
 

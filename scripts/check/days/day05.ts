@@ -1,8 +1,8 @@
 // 第 5 天：历史压缩。阈值由环境变量 GEEKAGENT_MAX_HISTORY 给（每条消息 JSON 的字符数之和）。
-import { call, text, tools, type FakeReply } from '../../fake-model/replies.js';
-import type { LearnerRun } from '../harness.js';
-import { contentOf, mark, messagesOf, requestFor, showMessages } from '../look.js';
-import { Miss, type Check, type Scenario } from '../types.js';
+import { call, text, tools, type FakeReply } from '../../fake-model/replies.ts';
+import type { LearnerRun } from '../harness.ts';
+import { contentOf, mark, messagesOf, requestFor, showMessages } from '../look.ts';
+import { Miss, type Check, type Scenario } from '../types.ts';
 
 const SECTION = 'day08/README.md#第-5-天历史压缩';
 const MAX_HISTORY = '400';

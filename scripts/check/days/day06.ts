@@ -1,6 +1,6 @@
 // 第 6 天：命名对话存盘。/new <id> 新建并切换、/open <id> 切换、退出时自动保存、/load 从磁盘恢复。
-import { contentOf, mark, messagesOf, requestFor, showMessages } from '../look.js';
-import { Miss, type Check } from '../types.js';
+import { contentOf, mark, messagesOf, requestFor, showMessages } from '../look.ts';
+import { Miss, type Check } from '../types.ts';
 
 const SECTION = 'day08/README.md#第-6-天命名对话存盘';
 

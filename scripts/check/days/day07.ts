@@ -1,7 +1,7 @@
 // 第 7 天：全屏界面与用量面板。全屏界面只在 stdin、stdout 都是终端时才有；管道里能检查的是行模式和用量从哪来。
-import { text } from '../../fake-model/replies.js';
-import { clip, mark } from '../look.js';
-import { Miss, type Check, type Scenario } from '../types.js';
+import { text } from '../../fake-model/replies.ts';
+import { clip, mark } from '../look.ts';
+import { Miss, type Check, type Scenario } from '../types.ts';
 
 const SECTION = 'day08/README.md#第-7-天全屏界面与用量面板';
 const ANSWER = mark('PLAIN');

@@ -4,11 +4,11 @@
 // 不问的 Agent 把多出来的 y 当成一句话，只会收到一句短回答。
 import fs from 'node:fs';
 import path from 'node:path';
-import { call, tools, type FakeToolCall } from '../../fake-model/replies.js';
-import type { LearnerRun } from '../harness.js';
-import { mark, showMessages, toolResult } from '../look.js';
-import { byLastUser } from '../play.js';
-import { Miss, type Check, type Scenario } from '../types.js';
+import { call, tools, type FakeToolCall } from '../../fake-model/replies.ts';
+import type { LearnerRun } from '../harness.ts';
+import { mark, showMessages, toolResult } from '../look.ts';
+import { byLastUser } from '../play.ts';
+import { Miss, type Check, type Scenario } from '../types.ts';
 
 const SECTION = 'day08/README.md#第-8-天权限目录隔离脱敏撤销与文件夹信任';
 const ASK = '用一下工具';

@@ -1,8 +1,8 @@
 // 第 9 天：TODO 规划和子 Agent。
-import { call, text, tools } from '../../fake-model/replies.js';
-import type { LearnerRun } from '../harness.js';
-import { contentOf, mark, messagesOf, requestFor, showMessages, toolNames, toolResult, toolSchema } from '../look.js';
-import { Miss, type Check, type Scenario } from '../types.js';
+import { call, text, tools } from '../../fake-model/replies.ts';
+import type { LearnerRun } from '../harness.ts';
+import { contentOf, mark, messagesOf, requestFor, showMessages, toolNames, toolResult, toolSchema } from '../look.ts';
+import { Miss, type Check, type Scenario } from '../types.ts';
 
 const SECTION = 'day11/README.md#第-9-天todo-规划和子-agent';
 const PLAIN = '你好，今天是星期几';

@@ -1,7 +1,7 @@
 // 第 10 天：AGENTS.md 和长期记忆。
-import { call, tools } from '../../fake-model/replies.js';
-import { mark, requestFor, showMessages, systemText, toolResult } from '../look.js';
-import { Miss, type Check, type Scenario } from '../types.js';
+import { call, tools } from '../../fake-model/replies.ts';
+import { mark, requestFor, showMessages, systemText, toolResult } from '../look.ts';
+import { Miss, type Check, type Scenario } from '../types.ts';
 
 const SECTION = 'day11/README.md#第-10-天agentsmd-和长期记忆';
 

@@ -1,9 +1,9 @@
 // 第 11 天：技能。用学习者自己文件夹里的 skills/explore/SKILL.md（照教程写的只读技能）：只读它的说明和白名单，不碰它的代码。
 import fs from 'node:fs';
 import path from 'node:path';
-import { call, tools } from '../../fake-model/replies.js';
-import { ends, requestFor, showMessages, systemText, toolNames, toolResult } from '../look.js';
-import { Miss, type Check, type Scenario } from '../types.js';
+import { call, tools } from '../../fake-model/replies.ts';
+import { ends, requestFor, showMessages, systemText, toolNames, toolResult } from '../look.ts';
+import { Miss, type Check, type Scenario } from '../types.ts';
 
 const SECTION = 'day11/README.md#第-11-天技能';
 const BEFORE = '你好';

@@ -2,11 +2,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { call, tools } from '../../fake-model/replies.js';
-import type { LearnerRun, Place } from '../harness.js';
-import { mark, showMessages, toolNames, toolResult } from '../look.js';
-import { byLastUser } from '../play.js';
-import { Miss, type Check, type Scenario } from '../types.js';
+import { call, tools } from '../../fake-model/replies.ts';
+import type { LearnerRun, Place } from '../harness.ts';
+import { mark, showMessages, toolNames, toolResult } from '../look.ts';
+import { byLastUser } from '../play.ts';
+import { Miss, type Check, type Scenario } from '../types.ts';
 
 const SECTION = 'day15/README.md#第-12-天代码搜索和网页抓取';
 

@@ -1,7 +1,7 @@
 // 第 13 天：BM25 记忆召回。第一次运行用 memory_write 记下几条记忆，第二次启动（同一个文件夹）再问。
-import { call, tools } from '../../fake-model/replies.js';
-import { contentOf, mark, messagesOf, requestFor, showMessages, systemText, toolResult } from '../look.js';
-import { Miss, type Check, type Scenario } from '../types.js';
+import { call, tools } from '../../fake-model/replies.ts';
+import { contentOf, mark, messagesOf, requestFor, showMessages, systemText, toolResult } from '../look.ts';
+import { Miss, type Check, type Scenario } from '../types.ts';
 
 const SECTION = 'day15/README.md#第-13-天bm25-记忆召回';
 

@@ -1,7 +1,7 @@
 // 第 14 天：轻量 RAG。一篇约 7000 字符的 notes.md，只有中间一节讲回滚。
-import { call, tools } from '../../fake-model/replies.js';
-import { around, mark, showMessages, toolNames, toolResult } from '../look.js';
-import { Miss, type Check, type Scenario } from '../types.js';
+import { call, tools } from '../../fake-model/replies.ts';
+import { around, mark, showMessages, toolNames, toolResult } from '../look.ts';
+import { Miss, type Check, type Scenario } from '../types.ts';
 
 const SECTION = 'day15/README.md#第-14-天轻量-rag';
 

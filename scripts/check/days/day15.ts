@@ -1,10 +1,10 @@
 // 第 15 天：MCP 客户端。工作目录的 .geekagent/mcp.json 里配一台「间谍」服务器 spy（spy-mcp-server.mjs）：
 // 它把线上的每一行记进日志，检查事后看客户端发了什么、按什么顺序；有的检查让它故意乱序回答、不回答、中途退出、关了 stdin 也不走。
 // 有 mcp.json 的文件夹，本仓库的 Agent 先问信不信任、调用 MCP 工具前再问一次：行里多给几个 y，没有这些问题的 Agent 把 y 当一句话，得到一句短回答。
-import { call, tools } from '../../fake-model/replies.js';
-import { clipLines, messagesOf, requestFor, showMessages, toolNames, toolResult, toolSchema } from '../look.js';
-import { received, wire } from '../spy.js';
-import { Miss, type Check, type Played, type Scenario, type SpyEntry } from '../types.js';
+import { call, tools } from '../../fake-model/replies.ts';
+import { clipLines, messagesOf, requestFor, showMessages, toolNames, toolResult, toolSchema } from '../look.ts';
+import { received, wire } from '../spy.ts';
+import { Miss, type Check, type Played, type Scenario, type SpyEntry } from '../types.ts';
 
 const SECTION = 'day15/README.md#第-15-天mcp-客户端';
 const CALL = '调用 echo';

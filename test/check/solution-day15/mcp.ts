@@ -12,8 +12,10 @@ export class McpServer {
     private buffer = '';
     private dead = false;
     private exited: Promise<void>;
+    readonly name: string;
 
-    constructor(readonly name: string, command: string, args: string[] = [], env: Record<string, string> = {}) {
+    constructor(name: string, command: string, args: string[] = [], env: Record<string, string> = {}) {
+        this.name = name;
         this.child = spawn(command, args, { env: { ...process.env, ...env } });
         this.child.stdout.setEncoding('utf8');
         this.child.stdout.on('data', (chunk: string) => this.onData(chunk));
