@@ -21,8 +21,11 @@ export const CODE = /\.(ts|mjs)$/;
 
 /** 每个阶段核心行数的上限：原教程阶段行数的 1.5 倍（原教程用了 openai、dotenv、pi-tui 三个库，这里都是手写）。 */
 export const CORE_LIMITS: Record<string, number> = { day01: 235, day04: 855, day08: 1925, day11: 2625, day15: 3755 };
-/** day15 的 MCP 客户端（原教程里是一个 227 行的 mcp.ts）核心最多这么多行。 */
-export const MCP_CORE_LIMIT = 300;
+/**
+ * day15 的 MCP 客户端（原教程里是一个 227 行的 mcp.ts）核心最多这么多行：300，加上参数属性改写成字段声明和赋值多出的 23 行
+ * （node 直接跑 .ts 只去掉类型，参数属性不是能直接去掉的语法）。
+ */
+export const MCP_CORE_LIMIT = 323;
 export const isMcpClientFile = (file: string) => /^(jsonrpc|schema|mcp-[a-z-]+)\.ts$/.test(file);
 
 /** 一个阶段里的文件（相对路径，含技能子目录），按名字排序。 */
