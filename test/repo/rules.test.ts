@@ -1,5 +1,5 @@
 // 仓库自己的规矩：读者一次读得完的文件、没有循环导入、阶段之间以新增为主、核心在分隔线以上且不超过上限、
-// README 的行数表没有过期、仓库不引用自身以外的任何东西。这些都没法靠运行 Agent 发现，所以在这里检查。
+// README 的行数表没有过期、相对 import 写 .ts 文件的名字、仓库不引用自身以外的任何东西。这些都没法靠运行 Agent 发现，所以在这里检查。
 // 数行、找分隔线、读 import 的办法都用 scripts/stages.ts 导出的那一份，和 npm run stages 算的是同一个数。
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -10,6 +10,7 @@ import {
     CORE_LIMITS, DIVIDER, fileLines, importsOf, MCP_CORE_LIMIT, mcpClient, readmeTable, ROOT, sourceFiles, STAGE_DAYS, stageStats, STAGES,
     tableIn,
 } from '../../scripts/stages.ts';
+import { jsSpecifiersToTs } from '../helpers/specifiers.ts';
 
 const all = STAGES.map(stageStats);
 
@@ -104,6 +105,14 @@ describe('仓库规矩', () => {
                 });
             }
         }
+    });
+
+    test('相对 import 写 .ts 文件自己的名字（./x.ts），不写 ./x.js：node 直接跑 .ts 时不会替你换', () => {
+        // 照教程写法的学习者示例保留 ./x.js：npm run check 用 tsx 跑学习者的文件夹，教程里的代码就是这样写的
+        const learner = 'test/check/solution-day15/';
+        const code = trackedFiles().filter((f) => /^(day\d+|scripts|test)\//.test(f) && /\.(ts|mts|mjs)$/.test(f) && !/\.d\.m?ts$/.test(f) && !f.startsWith(learner));
+        assert.deepEqual(jsSpecifiersToTs(ROOT, code.filter((f) => fs.existsSync(path.join(ROOT, f)))), [],
+            '把这些说明符改成 .ts');
     });
 
     test('仓库里没有任何文件指向仓库之外的参考资料目录', () => {
