@@ -1,6 +1,7 @@
 // 没有 API key 也能看每一章的效果：npm run demo -- day15
 // 在本机起一个按脚本回答的 OpenAI 兼容服务（演示脚本，不是真模型），在新建的临时目录里以管道输入运行
 // 该阶段真实的入口 dayNN/index.ts，把 stdout 与 stderr 按出现顺序合在一起打印出来。
+// 入口和读者一样启动：node 自己会去掉类型（Node 22.18 起）就是 node dayNN/index.ts，Node 20 上经 tsx。
 //   npm run demo -- day15            打印演示记录
 //   npm run demo -- day15 --readme   把规范化后的记录写进 dayNN/README.md 的两个标记之间
 // README 里的记录只由这个命令生成，test/repo/demo.test.ts 检查它们没有过期。
@@ -18,6 +19,12 @@ export const HEADER = `演示模式：下面的「模型」是本机按脚本回
 export const beginMarker = (stage: string) => `<!-- 演示：由 npm run demo -- ${stage} 生成 -->`;
 export const END_MARKER = '<!-- 演示结束 -->';
 
+// process.features.typescript：node 默认去掉类型时是 'strip'（Node 22.18 起），Node 20 没有这一项
+const stripsTypes = Boolean((process.features as { typescript?: string | false }).typescript);
+
+/** 跑 .ts 入口的 node 参数：node 自己能去掉类型就直接跑，否则经 tsx。 */
+const tsEntryArgs = (entry: string) => (stripsTypes ? [entry] : ['--import', import.meta.resolve('tsx'), entry]);
+
 /** 跑一遍某个阶段的演示，返回终端上会看到的全部文字（stdout、stderr 按顺序交织）。 */
 export async function runDemo(stage: string): Promise<{ text: string; code: number | null; cwd: string; base: string }> {
     const script: DemoScript = (await import(pathToFileURL(path.join(ROOT, 'scripts', 'demo-scripts', `${stage}.ts`)).href)).default;
@@ -32,7 +39,7 @@ export async function runDemo(stage: string): Promise<{ text: string; code: numb
     const logFile = path.join(base, 'transcript.txt');
     const fd = fs.openSync(logFile, 'a');
     try {
-        const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), path.join(ROOT, stage, 'index.ts')], {
+        const child = spawn(process.execPath, tsEntryArgs(path.join(ROOT, stage, 'index.ts')), {
             cwd,
             env: {
                 PATH: process.env.PATH, HOME: home, NO_COLOR: '1', OPENAI_API_KEY: 'sk-demo-not-a-real-key', OPENAI_MODEL: MODEL, OPENAI_BASE_URL: fake.url,
