@@ -10,8 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { installNodes, tempNodeDir } from '../../scripts/node-versions.ts';
 import { ROOT, STAGES } from '../../scripts/stages.ts';
-import { text } from '../helpers/agent.ts';
-import { startFakeOpenAI } from '../helpers/fake-openai.ts';
+import { text } from '../../scripts/fake-model/replies.ts';
+import { startFakeOpenAI } from '../../scripts/fake-model/server.ts';
 
 const REPLY = '你好！我是本机的假模型。';
 let passed = 0;

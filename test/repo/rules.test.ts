@@ -108,8 +108,8 @@ describe('仓库规矩', () => {
     });
 
     test('相对 import 写 .ts 文件自己的名字（./x.ts），不写 ./x.js：node 直接跑 .ts 时不会替你换', () => {
-        // 照教程写法的学习者示例（test/check/solution-*/）保留 ./x.js：npm run check 用 tsx 跑学习者的文件夹，教程里的代码就是这样写的
-        const learner = /^test\/check\/solution-[^/]+\//;
+        // 照教程写法的学习者示例（test/check/solution-*/、test/check/learners/）保留 ./x.js：npm run check 用 tsx 跑学习者的文件夹，教程里的代码就是这样写的
+        const learner = /^test\/check\/(solution-[^/]+|learners)\//;
         const code = trackedFiles().filter((f) => /^(day\d+|scripts|test)\//.test(f) && /\.(ts|mts|mjs)$/.test(f) && !/\.d\.m?ts$/.test(f) && !learner.test(f));
         assert.deepEqual(jsSpecifiersToTs(ROOT, code.filter((f) => fs.existsSync(path.join(ROOT, f)))), [],
             '把这些说明符改成 .ts');
