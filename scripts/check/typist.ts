@@ -171,10 +171,17 @@ export class Typist {
             if (this.exited) return undefined;
             const now = Date.now();
             const why = this.busy(now);
-            if (why === undefined) return undefined;
+            // 看起来在等：先让事件循环读一遍已经到了的网络数据（setImmediate 排在 I/O 之后）再看一次——
+            // 假模型和间谍服务器就在这个进程里，Agent 刚发出的请求可能还没被读到
+            if (why === undefined && (await this.stillIdle())) return undefined;
             if (now - start >= FORCE_MS) return why;
             await sleep(step);
         }
+    }
+
+    private async stillIdle(): Promise<boolean> {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        return this.exited || this.busy(Date.now()) === undefined;
     }
 
     /** 打一行，再等 Agent 有反应（有输出、发了请求、用了 CPU、退出了），最多 REACT_MS：不出声的 Agent 也不至于卡住。 */

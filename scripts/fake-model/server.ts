@@ -2,7 +2,7 @@
 // 校验失败时回 400，且不消耗回复队列——客户端的历史记录 bug 会立刻暴露，而不是被假服务"宽容"掉。
 // npm run check 用它扮演学习者 Agent 面对的模型，npm run demo 用它重放一章，测试用它代替真实服务。
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { buildCompletion, chunker, split, sseParts, type FakeReply, type TextReply, type ToolsReply } from './replies.ts';
 import { validateChatBody } from './validate.ts';
 
@@ -154,7 +154,11 @@ export async function startFakeOpenAI(opts: FakeOptions = {}): Promise<FakeServe
         await answer(res, reply, recorded.body.stream === true, recorded.body.model);
     }
 
+    // 连上了、请求还没解析出来的连接也算没回完：Agent 发出请求的那一刻，这个进程可能还没轮到读它（事件循环先跑了计时器），
+    // 只看 handle 里的 open 会把「请求在路上」当成「Agent 在等输入」
+    const connecting = new Set<Socket>();
     const server = http.createServer((req, res) => {
+        connecting.delete(req.socket);
         handle(req, res).catch((error) => {
             // 假服务自身出错时不能让测试进程崩溃：回 500 或直接断开
             if (!res.headersSent) sendJson(res, 500, { error: { message: String(error), type: 'server_error' } });
@@ -162,13 +166,17 @@ export async function startFakeOpenAI(opts: FakeOptions = {}): Promise<FakeServe
         });
     });
 
+    server.on('connection', (socket: Socket) => {
+        connecting.add(socket);
+        socket.once('close', () => connecting.delete(socket));
+    });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
 
     return {
         url: `http://127.0.0.1:${port}/v1`,
         requests,
-        open: () => open,
+        open: () => open + connecting.size,
         maxOpen: () => maxOpen,
         push: (...replies) => void queue.push(...replies),
         async waitForRequest(count = 1, timeoutMs = WAIT_MS) {
