@@ -17,20 +17,23 @@ export const STAGE_DAYS: Record<string, number[]> = {
     day15: [12, 13, 14, 15],
 };
 
-/** 阶段名，按顺序（仓库里唯一的一份阶段表：检查、测试、统计都从这里取）。 */
-export const STAGES = Object.keys(STAGE_DAYS);
+/** 课的名字，按顺序。 */
+export const LESSONS = Object.keys(STAGE_DAYS);
+
+/**
+ * 加固版：拿来用的 Agent，day15 的全部功能加上每一处防御。它不是课：不按天计数、不和课比行数（npm run stages 单独列它），
+ * 在测试要用的表里排在 day15 之后。
+ */
+export const HARDENED = 'hardened';
+
+/** 仓库里能运行的 Agent，按顺序：各课，最后是加固版（仓库里唯一的一份阶段表：检查、测试、统计都从这里取）。 */
+export const STAGES = [...LESSONS, HARDENED];
 
 export const DAY_RULE = '按天计数：新文件整份记到文件头「Day N：」标的那一天；沿用文件的改动按 git diff 的改动块记，'
-    + '每块记到块里新增行中第一个「Day N：」标记的那一天，块里没有标记就记到这个阶段的最后一天；'
-    + '分隔线「// —— 加固」以上算核心，以下算加固；删掉的行不抵扣。';
+    + '每块记到块里新增行中第一个「Day N：」标记的那一天，块里没有标记就记到这个阶段的最后一天；删掉的行不抵扣。';
 
-/** 分隔线：只有第一条算数，它以上是核心。 */
+/** 旧的分隔线「// —— 加固」：还没换成课的阶段和加固版里有，课里不许有（test/repo/rules.test.ts）。 */
 export const DIVIDER = /^\s*\/\/\s*——\s*加固/;
-
-/** 分隔线在第几行（从 0 数）；没有分隔线时是 -1，整个文件都是核心。 */
-export function dividerAt(lines: string[]): number {
-    return lines.findIndex((l) => DIVIDER.test(l));
-}
 
 /** 一行里的「Day N：」标记（范围「Day 2–3：」取第一天）。 */
 export function tagDay(line: string): number | undefined {
@@ -38,7 +41,7 @@ export function tagDay(line: string): number | undefined {
     return m ? Number(m[1]) : undefined;
 }
 
-/** 文件头标的是哪一天：开头连续的注释行里第一个标记；第一行是分隔线时从下一行看起。 */
+/** 文件头标的是哪一天：开头连续的注释行里第一个标记；第一行是旧的分隔线时从下一行看起。 */
 export function headerDay(lines: string[]): number | undefined {
     let i = lines.length && DIVIDER.test(lines[0]) ? 1 : 0;
     for (; i < lines.length && /^\s*\/\//.test(lines[i]); i++) {
@@ -139,10 +142,9 @@ export const ORIGINAL_NOTE = '原教程的行数：第 1 天 157 行、第 15 �
 export function originalDay(day: number): { lines: number; estimate: boolean } {
     const known = ORIGINAL_DAY_LINES[day];
     if (known) return { lines: known.added, estimate: false };
-    const stages = Object.keys(STAGE_DAYS);
-    const index = stages.findIndex((s) => STAGE_DAYS[s].includes(day));
-    const days = STAGE_DAYS[stages[index]];
-    let growth = ORIGINAL_STAGE_LINES[stages[index]] - (index > 0 ? ORIGINAL_STAGE_LINES[stages[index - 1]] : 0);
+    const index = LESSONS.findIndex((s) => STAGE_DAYS[s].includes(day));
+    const days = STAGE_DAYS[LESSONS[index]];
+    let growth = ORIGINAL_STAGE_LINES[LESSONS[index]] - (index > 0 ? ORIGINAL_STAGE_LINES[LESSONS[index - 1]] : 0);
     const unknown = days.filter((d) => {
         if (!ORIGINAL_DAY_LINES[d]) return true;
         growth -= ORIGINAL_DAY_LINES[d].net;

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { DemoScript } from './demo-scripts/script.ts';
 import { startFakeOpenAI } from './fake-model/server.ts';
-import { ROOT, STAGES } from './stages.ts';
+import { LESSONS, ROOT } from './stages.ts';
 
 export const MODEL = '演示脚本';
 export const HEADER = `演示模式：下面的「模型」是本机按脚本回答的假服务（OPENAI_MODEL=${MODEL}），不联网、不需要 API key。`;
@@ -99,8 +99,8 @@ export function replaceBetweenMarkers(readme: string, stage: string, transcript:
 
 async function main(): Promise<void> {
     const [stage, flag] = process.argv.slice(2);
-    if (!STAGES.includes(stage) || (flag !== undefined && flag !== '--readme')) {
-        console.error(`用法：npm run demo -- <阶段> [--readme]，例如 npm run demo -- day15（可选：${STAGES.join(' ')}）`);
+    if (!LESSONS.includes(stage) || (flag !== undefined && flag !== '--readme')) {
+        console.error(`用法：npm run demo -- <阶段> [--readme]，例如 npm run demo -- day15（可选：${LESSONS.join(' ')}）`);
         process.exit(2);
     }
     const { text, code, cwd, base } = await runDemo(stage);

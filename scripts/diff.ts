@@ -12,11 +12,11 @@
 // 跨几个阶段比时（例如 day01 day15），没有标记的改动块记到后一个阶段的最后一天；--day N 则总是比较包含第 N 天的那个阶段
 // 和它的前一阶段，因为跨阶段时一天的改动会和后面几天的改动挤进同一个改动块。
 import { headerDay, type Hunk, readingOrder, STAGE_DAYS, tagDay } from './days.ts';
-import { CODE, importsOf, type Piece, pieces, stageFiles, STAGES } from './stages.ts';
+import { CODE, importsOf, LESSONS, type Piece, pieces, stageFiles } from './stages.ts';
 
 function usage(message: string): never {
     console.error(`${message}\n用法：npm run diff -- <旧阶段> <新阶段> [--day N] [--list]，例如 npm run diff -- day11 day15 --day 15`
-        + `（阶段：${STAGES.join(' ')}）`);
+        + `（阶段：${LESSONS.join(' ')}）`);
     process.exit(2);
 }
 
@@ -28,16 +28,16 @@ const flag = (name: string) => {
 const list = args.includes('--list') ? (args.splice(args.indexOf('--list'), 1), true) : false;
 const dayArg = flag('--day');
 let [from, to] = args;
-if (!STAGES.includes(from) || !STAGES.includes(to) || STAGES.indexOf(from) >= STAGES.indexOf(to) || args.length !== 2) {
+if (!LESSONS.includes(from) || !LESSONS.includes(to) || LESSONS.indexOf(from) >= LESSONS.indexOf(to) || args.length !== 2) {
     usage('要两个阶段，旧的在前');
 }
-const range = STAGES.slice(STAGES.indexOf(from) + 1, STAGES.indexOf(to) + 1);
+const range = LESSONS.slice(LESSONS.indexOf(from) + 1, LESSONS.indexOf(to) + 1);
 let days = range.flatMap((s) => STAGE_DAYS[s]);
 if (dayArg !== undefined) {
     const day = Number(dayArg);
     if (!days.includes(day)) usage(`第 ${dayArg} 天不在 ${from} 到 ${to} 之间（可选：${days.join(' ')}）`);
     to = range.find((s) => STAGE_DAYS[s].includes(day))!;
-    from = STAGES[STAGES.indexOf(to) - 1];
+    from = LESSONS[LESSONS.indexOf(to) - 1];
     days = [day];
 }
 
@@ -47,7 +47,7 @@ const shown = stageFiles(to, (f) => f !== 'README.md');
 const order = readingOrder(new Map(shown.map((f) => [f, CODE.test(f) ? importsOf(to, f, shown) : []])));
 const rank = (p: Piece) => (p.status === 'removed' ? order.length : order.indexOf(p.file));
 const all = pieces(from, to, (f) => f !== 'README.md');
-const pairDays = STAGES.slice(STAGES.indexOf(from) + 1, STAGES.indexOf(to) + 1).flatMap((s) => STAGE_DAYS[s]);
+const pairDays = LESSONS.slice(LESSONS.indexOf(from) + 1, LESSONS.indexOf(to) + 1).flatMap((s) => STAGE_DAYS[s]);
 
 /** 这一块凭什么记到这一天：文件头的标记、块里的标记，还是没有标记、记到最后一天。 */
 function reason(p: Piece, hunk?: Hunk): string {
@@ -69,7 +69,7 @@ function printDiff(p: Piece): void {
 }
 
 function printList(p: Piece): void {
-    const size = `+${p.core + p.hardening} -${p.del}（核心 ${p.core}，加固 ${p.hardening}）`;
+    const size = `+${p.added} -${p.del}`;
     if (p.status !== 'edited') {
         const what = p.status === 'removed' ? '删掉' : '新文件';
         console.log(`  ${what} ${p.file}  ${size}  ${p.status === 'removed' ? '' : reason(p)}`);

@@ -1,32 +1,26 @@
-// 各阶段的统计：源文件与行数，核心（分隔线以上）与加固；和前一阶段比，新增、修改了哪些文件，改动里有多少是纯新增；
-// 每一天写了多少核心、多少加固（按天计数的规则在 days.ts，打印时附上一句原话）。
-//   npm run stages                 总表、按天的表 + 每个阶段改了哪些沿用的文件
-//   npm run stages -- --readme     把每个阶段的「文件与行数」表和按天的行数写进它的 README（两个标记之间）
-// README 里的表只由这个命令生成，test/repo/rules.test.ts 检查它们没有过期，也检查核心行数的上限（CORE_LIMITS）。
+// 各课的统计：文件与行数（除 README.md 以外的每个文件）和它的上限；和前一课比，新增、修改了哪些文件，改动里有多少是纯新增；
+// 每一天写了多少行（按天计数的规则在 days.ts，打印时附上一句原话）。加固版（hardened/）不是课，单独一行：它相对 day15 多了什么。
+//   npm run stages                 总表、按天的表、已换成课的阶段违反的规矩 + 每课改了哪些沿用的文件
+//   npm run stages -- --readme     把每课的「文件与行数」表和按天的行数写进它的 README（两个标记之间）
+// README 里的表只由这个命令生成，test/repo/rules.test.ts 检查它们没有过期，也检查每课的上限和课的规矩（规矩在 lessons.ts）。
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-    DAY_RULE, dividerAt, type FileDiff, hunkDay, newFileDay, ORIGINAL_NOTE, originalDay, originalText, parseDiff,
+    DAY_RULE, DIVIDER, type FileDiff, HARDENED, hunkDay, LESSONS, newFileDay, ORIGINAL_NOTE, originalDay, originalText, parseDiff,
     STAGE_DAYS, STAGES,
 } from './days.ts';
+import { dayCap, LESSON_CAPS, lessonProblems, SWAPPED } from './lessons.ts';
 
-export { DIVIDER, dividerAt, STAGE_DAYS, STAGES } from './days.ts';
+export { HARDENED, LESSONS, STAGE_DAYS, STAGES } from './days.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const BEGIN = '<!-- 文件与行数：由 npm run stages -- --readme 生成，不要手改 -->';
 export const END = '<!-- 生成结束 -->';
 export const CODE = /\.(ts|mjs)$/;
-
-/** 每个阶段核心行数的上限：原教程阶段行数的 1.5 倍（原教程用了 openai、dotenv、pi-tui 三个库，这里都是手写）。 */
-export const CORE_LIMITS: Record<string, number> = { day01: 235, day04: 855, day08: 1925, day11: 2625, day15: 3755 };
-/**
- * day15 的 MCP 客户端（原教程里是一个 227 行的 mcp.ts）核心最多这么多行：300，加上参数属性改写成字段声明和赋值多出的 23 行
- * （node 直接跑 .ts 只去掉类型，参数属性不是能直接去掉的语法）。
- */
-export const MCP_CORE_LIMIT = 323;
-export const isMcpClientFile = (file: string) => /^(jsonrpc|schema|mcp-[a-z-]+)\.ts$/.test(file);
+/** 算行数的文件：阶段里除 README.md 以外的每个文件（.mjs、skills/ 下的 SKILL.md 也算）。 */
+export const COUNTED = (file: string) => file !== 'README.md';
 
 /** 一个阶段里的文件（相对路径，含技能子目录），按名字排序。 */
 export function stageFiles(stage: string, keep: (file: string) => boolean): string[] {
@@ -52,13 +46,6 @@ export function fileLines(file: string): string[] {
 }
 
 export const countLines = (file: string) => fileLines(file).length;
-
-/** 核心行数：分隔线以上的行（导入、空行、注释都算）；没有分隔线时整个文件都是核心。 */
-export function coreLines(file: string): number {
-    const lines = fileLines(file);
-    const at = dividerAt(lines);
-    return at === -1 ? lines.length : at;
-}
 
 /** 一个文件 import 了阶段里的哪些文件，按 import 语句的顺序（import type 和 export … from 也算）。 */
 export function importsOf(stage: string, file: string, files: string[]): string[] {
@@ -97,26 +84,25 @@ export interface Piece {
     file: string;
     status: 'first' | 'new' | 'edited' | 'removed';
     diff: FileDiff;
-    core: number;        // 新增行里落在分隔线以上的
-    hardening: number;   // 新增行里落在分隔线以下的
+    added: number;
     del: number;
 }
 
-/** from → to 的全部改动，每块记到一天（规则在 days.ts）。from 为空时 to 是第一个阶段，每个文件整份是新的。 */
+/**
+ * from → to 的全部改动，每块记到一天（规则在 days.ts）。from 为空时 to 是第一个阶段，每个文件整份是新的。
+ * 加固版不按天：day15 → hardened 的改动都记到第 15 天。
+ */
 export function pieces(from: string | undefined, to: string, keep: (file: string) => boolean): Piece[] {
-    const days = STAGES.slice(from ? STAGES.indexOf(from) + 1 : 0, STAGES.indexOf(to) + 1).flatMap((s) => STAGE_DAYS[s]);
+    const days = STAGES.slice(from ? STAGES.indexOf(from) + 1 : 0, STAGES.indexOf(to) + 1).flatMap((s) => STAGE_DAYS[s] ?? [15]);
     const before = new Set(from ? stageFiles(from, keep) : []);
     const out: Piece[] = [];
     for (const file of stageFiles(to, keep)) {
         const here = path.join(ROOT, to, file);
         if (before.has(file) && fs.readFileSync(here).equals(fs.readFileSync(path.join(ROOT, from!, file)))) continue;
         const lines = fileLines(here);
-        const at = dividerAt(lines);
         const count = (day: number, status: Piece['status'], diff: FileDiff) => {
-            const added = diff.hunks.flatMap((h) => h.added);
-            const core = added.filter((a) => at === -1 || a.line <= at).length;
-            const del = diff.hunks.reduce((n, h) => n + h.deleted, 0);
-            out.push({ day, file, status, diff, core, hardening: added.length - core, del });
+            const added = diff.hunks.reduce((n, h) => n + h.added.length, 0);
+            out.push({ day, file, status, diff, added, del: diff.hunks.reduce((n, h) => n + h.deleted, 0) });
         };
         if (!before.has(file)) {
             count(newFileDay(lines, days), from ? 'new' : 'first', wholeFile(`${to}/${file}`, lines));
@@ -131,7 +117,7 @@ export function pieces(from: string | undefined, to: string, keep: (file: string
     for (const file of before) {
         if (fs.existsSync(path.join(ROOT, to, file))) continue;
         const diff = gitDiff(`${from}/${file}`, '/dev/null');
-        out.push({ day: days[days.length - 1], file, status: 'removed', diff, core: 0, hardening: 0, del: countLines(path.join(ROOT, from!, file)) });
+        out.push({ day: days[days.length - 1], file, status: 'removed', diff, added: 0, del: countLines(path.join(ROOT, from!, file)) });
     }
     return out;
 }
@@ -139,7 +125,6 @@ export function pieces(from: string | undefined, to: string, keep: (file: string
 export interface FileRow {
     file: string;
     lines: number;
-    core: number;
     day: number;         // 引入这个文件的那一天
     status: 'new' | 'edited' | 'same' | 'first';
     add: number;
@@ -149,8 +134,7 @@ export interface FileRow {
 
 export interface DayRow {
     day: number;
-    core: number;
-    hardening: number;
+    lines: number;       // 这一天加的行
 }
 
 export interface StageStats {
@@ -158,7 +142,6 @@ export interface StageStats {
     previous?: string;
     files: FileRow[];
     lines: number;
-    core: number;
     add: number;
     del: number;
     removed: string[];
@@ -167,20 +150,20 @@ export interface StageStats {
 
 /** 引入这个文件的那一天：它第一次出现的阶段里，按新文件的规则算。 */
 function introducedDay(stage: string, file: string): number {
-    const first = STAGES.slice(0, STAGES.indexOf(stage) + 1).find((s) => fs.existsSync(path.join(ROOT, s, file)))!;
+    const first = LESSONS.slice(0, LESSONS.indexOf(stage) + 1).find((s) => fs.existsSync(path.join(ROOT, s, file)))!;
     return newFileDay(fileLines(path.join(ROOT, first, file)), STAGE_DAYS[first]);
 }
 
 export function stageStats(stage: string): StageStats {
-    const index = STAGES.indexOf(stage);
-    const previous = index > 0 ? STAGES[index - 1] : undefined;
-    const changes = pieces(previous, stage, (f) => CODE.test(f));
-    const files: FileRow[] = sourceFiles(stage).map((file) => {
+    const index = LESSONS.indexOf(stage);
+    const previous = index > 0 ? LESSONS[index - 1] : undefined;
+    const changes = pieces(previous, stage, COUNTED);
+    const files: FileRow[] = stageFiles(stage, COUNTED).map((file) => {
         const here = path.join(ROOT, stage, file);
         const mine = changes.filter((p) => p.file === file);
-        const add = mine.reduce((n, p) => n + p.core + p.hardening, 0);
+        const add = mine.reduce((n, p) => n + p.added, 0);
         return {
-            file, lines: countLines(here), core: coreLines(here), day: introducedDay(stage, file),
+            file, lines: countLines(here), day: introducedDay(stage, file),
             status: mine.length ? mine[0].status as FileRow['status'] : 'same',
             add, del: mine.reduce((n, p) => n + p.del, 0), days: mine.map((p) => p.day),
         };
@@ -190,58 +173,63 @@ export function stageStats(stage: string): StageStats {
         stage, previous, files,
         removed: changes.filter((p) => p.status === 'removed').map((p) => p.file),
         lines: sum(files, (r) => r.lines),
-        core: sum(files, (r) => r.core),
         add: sum(files, (r) => r.add),
         del: sum(changes, (p) => p.del),
-        days: STAGE_DAYS[stage].map((day) => {
-            const mine = changes.filter((p) => p.day === day);
-            return { day, core: sum(mine, (p) => p.core), hardening: sum(mine, (p) => p.hardening) };
-        }),
+        days: STAGE_DAYS[stage].map((day) => ({ day, lines: sum(changes.filter((p) => p.day === day), (p) => p.added) })),
     };
 }
 
-/** day15 的 MCP 客户端（jsonrpc.ts、mcp-*.ts、schema.ts）的行数与核心。 */
-export function mcpClient(s: StageStats): { lines: number; core: number } {
-    const rows = s.files.filter((r) => isMcpClientFile(r.file));
-    return { lines: rows.reduce((n, r) => n + r.lines, 0), core: rows.reduce((n, r) => n + r.core, 0) };
+/** 加固版相对 day15：文件数、行数，多了、改了、少了哪些文件，新增和删除的行。 */
+export function hardenedStats(): { files: number; lines: number; add: number; del: number; added: string[]; edited: string[]; removed: string[] } {
+    const changes = pieces(LESSONS.at(-1), HARDENED, COUNTED);
+    const files = stageFiles(HARDENED, COUNTED);
+    const of = (status: Piece['status']) => changes.filter((p) => p.status === status).map((p) => p.file);
+    return {
+        files: files.length, lines: files.reduce((n, f) => n + countLines(path.join(ROOT, HARDENED, f)), 0),
+        add: changes.reduce((n, p) => n + p.added, 0), del: changes.reduce((n, p) => n + p.del, 0),
+        added: of('new'), edited: of('edited'), removed: of('removed'),
+    };
 }
 
 const share = (s: StageStats) => (s.add + s.del ? `${Math.round((100 * s.add) / (s.add + s.del))}%` : '-');
-const limitText = (core: number, limit: number) => (core > limit ? `${limit}（超出 ${core - limit}）` : String(limit));
+const overText = (n: number, limit: number) => (n > limit ? `${limit}（超出 ${n - limit}）` : String(limit));
 
 export function summaryTable(all: StageStats[]): string {
     const rows = all.map((s) => {
         const count = (status: FileRow['status']) => s.files.filter((r) => r.status === status).length;
         const vs = s.previous ? `${s.previous} | +${s.add} | -${s.del} | ${share(s)} | ${count('new')} | ${count('edited')}` : '| | | | |';
-        return `| ${s.stage} | ${s.files.length} | ${s.lines} | ${s.core} | ${s.lines - s.core} | ${limitText(s.core, CORE_LIMITS[s.stage])} | ${vs} |`;
+        const kind = SWAPPED.has(s.stage) ? '课' : '旧阶段';
+        return `| ${s.stage} | ${kind} | ${s.files.length} | ${s.lines} | ${overText(s.lines, LESSON_CAPS[s.stage])} | ${vs} |`;
     });
     return [
-        '| 阶段 | 文件 | 行数 | 核心 | 加固 | 核心上限 | 对比 | 新增行 | 删除行 | 新增占比 | 新文件 | 改动的旧文件 |',
-        '|---|---:|---:|---:|---:|---|---|---:|---:|---|---:|---:|',
+        '| 阶段 | 状态 | 文件 | 行数 | 上限 | 对比 | 新增行 | 删除行 | 新增占比 | 新文件 | 改动的旧文件 |',
+        '|---|---|---:|---:|---|---|---:|---:|---|---:|---:|',
         ...rows,
     ].join('\n');
 }
 
 export function dayTable(all: StageStats[]): string {
-    const rows = all.flatMap((s) => s.days.map((d) => `| 第 ${d.day} 天 | ${s.stage} | ${d.core} | ${d.hardening} | ${originalText(d.day)} |`));
-    return ['| 天 | 阶段 | 核心 | 加固 | 原教程 |', '|---|---|---:|---:|---:|', ...rows].join('\n');
+    const rows = all.flatMap((s) => s.days.map((d) => `| 第 ${d.day} 天 | ${s.stage} | ${d.lines} | ${overText(d.lines, dayCap(d.day))} | ${originalText(d.day)} |`));
+    return ['| 天 | 阶段 | 行数 | 课的上限 | 原教程 |', '|---|---|---:|---|---:|', ...rows].join('\n');
 }
 
-/** README 里按天的一句：第 N 天：核心 X 行，加固 Y 行（原教程这一天 Z 行）。 */
+/** README 里按天的一句：第 N 天：X 行（原教程这一天 Z 行）。 */
 export function dayLine(d: DayRow): string {
     const { lines, estimate } = originalDay(d.day);
-    return `第 ${d.day} 天：核心 ${d.core} 行，加固 ${d.hardening} 行（原教程这一天${estimate ? '约' : ''} ${lines} 行）`;
+    return `第 ${d.day} 天：${d.lines} 行（原教程这一天${estimate ? '约' : ''} ${lines} 行）`;
 }
 
-/** 文件的作用：文件头第一行注释里第一个句号之前的部分（去掉「Day N：」标记；第一行是分隔线时取下一行），所以表里的说明和代码不会不一致。 */
+/** 文件的作用：文件头第一行注释里第一个句号之前的部分（去掉「Day N：」；跳过旧的分隔线），SKILL.md 取 description：表里的说明和文件一致。 */
 function purpose(stage: string, file: string): string {
     const lines = fileLines(path.join(ROOT, stage, file));
-    const first = lines[dividerAt(lines) === 0 ? 1 : 0] ?? '';
+    const first = file.endsWith('.md')
+        ? lines.find((l) => l.startsWith('description:'))?.replace(/^description:\s*/, '// ') ?? ''
+        : lines[lines.length && DIVIDER.test(lines[0]) ? 1 : 0] ?? '';
     if (!first.startsWith('//')) return '';
     return first.replace(/^\/\/\s*/, '').replace(/^Day [0-9–-]+：/, '').split('。')[0].replace(/\|/g, '\\|');
 }
 
-/** 一个阶段 README 里生成的部分：每个文件的行数、核心与加固、作用，相对前一阶段是新文件、改过还是原样；然后是按天的行数。 */
+/** 一课 README 里生成的部分：每个文件的行数、作用，相对前一课是新文件、改过还是原样；然后是按天的行数。 */
 export function readmeTable(s: StageStats): string {
     const label: Record<FileRow['status'], (r: FileRow) => string> = {
         first: () => '',
@@ -250,13 +238,13 @@ export function readmeTable(s: StageStats): string {
         same: () => '原样',
     };
     const vs = s.previous ? ` 对比 ${s.previous} |` : '';
-    const head = `| 文件 | 第几天 | 行数 | 核心 | 加固 |${vs} 作用 |\n|---|---:|---:|---:|---:|${s.previous ? '---|' : ''}---|`;
+    const head = `| 文件 | 第几天 | 行数 |${vs} 作用 |\n|---|---:|---:|${s.previous ? '---|' : ''}---|`;
     const rows = s.files.map((r) => {
         const change = s.previous ? ` ${label[r.status](r)} |` : '';
-        return `| \`${r.file}\` | ${r.day} | ${r.lines} | ${r.core} | ${r.lines - r.core} |${change} ${purpose(s.stage, r.file)} |`;
+        return `| \`${r.file}\` | ${r.day} | ${r.lines} |${change} ${purpose(s.stage, r.file)} |`;
     });
     const change = s.previous ? ` +${s.add} -${s.del}（新增占比 ${share(s)}） |` : '';
-    const total = `| 合计 ${s.files.length} 个文件 | | ${s.lines} | ${s.core} | ${s.lines - s.core} |${change} |`;
+    const total = `| 合计 ${s.files.length} 个文件 | | ${s.lines} |${change} |`;
     const days = s.days.map((d) => `- ${dayLine(d)}`);
     return [head, ...rows, total, '', ...days, '', DAY_RULE, '', ORIGINAL_NOTE].join('\n');
 }
@@ -277,7 +265,7 @@ export function tableIn(readme: string): string | undefined {
 }
 
 function main(): void {
-    const all = STAGES.map(stageStats);
+    const all = LESSONS.map(stageStats);
     if (process.argv.includes('--readme')) {
         for (const s of all) {
             const file = path.join(ROOT, s.stage, 'README.md');
@@ -288,9 +276,18 @@ function main(): void {
         return;
     }
     console.log(summaryTable(all));
-    const mcp = mcpClient(all.at(-1)!);
-    console.log(`\nMCP 客户端（${all.at(-1)!.stage} 的 jsonrpc.ts、mcp-*.ts、schema.ts）：${mcp.lines} 行，`
-        + `核心 ${mcp.core} 行（上限 ${MCP_CORE_LIMIT}${mcp.core > MCP_CORE_LIMIT ? `，超出 ${mcp.core - MCP_CORE_LIMIT}` : ''}），加固 ${mcp.lines - mcp.core} 行`);
+    console.log(`\n行数是阶段里除 README.md 以外每个文件的行数之和。上限只降不升（scripts/lessons.ts 的 LESSON_CAPS，那里也写着最终的目标）；`
+        + `已换成课的：${[...SWAPPED].join('、') || '还没有'}。`);
+    for (const s of all.filter((x) => SWAPPED.has(x.stage))) {
+        const problems = lessonProblems(ROOT, s.stage, s.files.map((r) => r.file), s.days);
+        console.log(problems.length ? `${s.stage} 违反课的规矩：\n  ${problems.join('\n  ')}` : `${s.stage} 守着课的每一条规矩。`);
+    }
+    if (fs.existsSync(path.join(ROOT, HARDENED))) {
+        const h = hardenedStats();
+        const list = (what: string, files: string[]) => (files.length ? `；${what} ${files.join('、')}` : '');
+        console.log(`\n加固版 ${HARDENED}/（不是课，不计上限）：${h.files} 个文件，${h.lines} 行；相对 ${LESSONS.at(-1)} +${h.add} -${h.del}`
+            + `${list('多的文件', h.added)}${list('改过的文件', h.edited)}${list('没有的文件', h.removed)}`);
+    }
     console.log(`\n${dayTable(all)}\n\n${DAY_RULE}\n${ORIGINAL_NOTE}`);
     for (const s of all.filter((x) => x.previous)) {
         const edited = s.files.filter((r) => r.status === 'edited').map((r) => `${r.file} (+${r.add} -${r.del}，第 ${r.days.join('、')} 天)`);

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { STAGES } from '../scripts/days.ts';
+import { HARDENED, LESSONS, STAGES } from '../scripts/days.ts';
 import { buildSse, toolCallSse } from '../scripts/fake-model/replies.ts';
 import { startFakeOpenAI, type FakeServer } from '../scripts/fake-model/server.ts';
 import { ERROR_FIXTURES, SSE_FIXTURES, assertNoRejections, loadHttpFixture, sseFixture, unusedBaseUrl } from './helpers/fixtures.ts';
@@ -546,9 +546,10 @@ setInterval(() => {}, 1000);
         assert.match(result.stdout, /ready\ninterrupted/);
     });
 
-    test('STAGES 与 stagesFrom 只返回磁盘上存在的阶段', () => {
-        assert.equal(STAGES.length, 5);
-        assert.deepEqual([...STAGES].sort((a, b) => a.localeCompare(b, 'en', { numeric: true })), [...STAGES]);
+    test('STAGES 是各课加上最后的加固版；stagesFrom 只返回磁盘上存在的阶段', () => {
+        assert.deepEqual(STAGES, [...LESSONS, HARDENED]);
+        assert.equal(LESSONS.length, 5);
+        assert.deepEqual([...LESSONS].sort((a, b) => a.localeCompare(b, 'en', { numeric: true })), [...LESSONS]);
         const present = stagesFrom(STAGES[0]);
         for (const stage of present) {
             assert.ok(STAGES.includes(stage));

@@ -1,7 +1,7 @@
 // CI 的一步（npm run test:node）：每个阶段不靠 tsx、用 node 直接跑也行。装 Node 22.18.0 和当前的 Node 24
 // （scripts/node-versions.ts，装进临时目录），对每一个：
 //   1. 每个阶段的演示，并核对章节里的记录：<node> --test test/repo/demo.test.ts（演示经 node dayNN/index.ts 启动阶段）；
-//   2. 每个阶段的第一轮对话：<node> dayNN/index.ts，管道输入「你好」和 /exit，对着本机的假模型，要看到回答、bye、退出码 0。
+//   2. 每课和加固版的第一轮对话：<node> dayNN/index.ts、<node> hardened/index.ts，管道输入「你好」和 /exit，对着本机的假模型，要看到回答、bye、退出码 0。
 // 其余的测试仍在本机的 Node 20 上经测试加载器和 tsx 跑（npm test）。软件源连不上时说一行并跳过（退出码 0）。
 // 运行：npx tsx test/node/run.ts
 import { spawn, spawnSync } from 'node:child_process';
@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { installNodes, tempNodeDir } from '../../scripts/node-versions.ts';
-import { ROOT, STAGES } from '../../scripts/stages.ts';
+import { LESSONS, ROOT, STAGES } from '../../scripts/stages.ts';
 import { text } from '../../scripts/fake-model/replies.ts';
 import { startFakeOpenAI } from '../../scripts/fake-model/server.ts';
 
@@ -34,7 +34,7 @@ function envFor(node: string, extra: Record<string, string> = {}): NodeJS.Proces
 function demos(node: string): void {
     const r = spawnSync(node, ['--test', '--test-reporter=tap', 'test/repo/demo.test.ts'], { cwd: ROOT, encoding: 'utf8', env: envFor(node), timeout: 300_000 });
     const count = (name: string) => r.stdout.match(new RegExp(`^# ${name} (\\d+)`, 'm'))?.[1] ?? '?';
-    report(r.status === 0, `演示：${STAGES.join('、')}，章节里的记录一字不差（test/repo/demo.test.ts：${count('pass')} 个通过，${count('fail')} 个失败）`, r.stdout + r.stderr);
+    report(r.status === 0, `演示：${LESSONS.join('、')}，章节里的记录一字不差（test/repo/demo.test.ts：${count('pass')} 个通过，${count('fail')} 个失败）`, r.stdout + r.stderr);
 }
 
 async function firstTurn(node: string, stage: string): Promise<void> {

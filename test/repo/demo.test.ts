@@ -6,10 +6,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { beginMarker, END_MARKER, HEADER, normalizeTranscript, replaceBetweenMarkers, runDemo } from '../../scripts/demo.ts';
-import { ROOT, STAGES } from '../../scripts/stages.ts';
+import { LESSONS, ROOT } from '../../scripts/stages.ts';
 
 describe('npm run demo', () => {
-    for (const stage of STAGES) {
+    for (const stage of LESSONS) {
         test(`${stage}：演示跑通，README 里是同一份记录`, async () => {
             const { text, code, base, cwd } = await runDemo(stage);
             try {

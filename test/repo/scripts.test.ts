@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { describe, test } from 'node:test';
 import { headerDay, hunkDay, originalDay, parseDiff, readingOrder, tagDay } from '../../scripts/days.ts';
-import { isMcpClientFile, pieces, ROOT, STAGE_DAYS, STAGES } from '../../scripts/stages.ts';
+import { isMcpFile } from '../../scripts/lessons.ts';
+import { LESSONS, pieces, ROOT, STAGE_DAYS } from '../../scripts/stages.ts';
 
 function diffCli(...args: string[]): string {
     return execFileSync(process.execPath, ['--import', 'tsx', 'scripts/diff.ts', ...args], {
@@ -73,10 +74,10 @@ describe('按天计数的规则', () => {
 });
 
 describe('npm run diff', () => {
-    test('相邻的阶段和首尾两个阶段都能比，每块改动都记到这两个阶段之间的某一天', () => {
-        const pairs = [...STAGES.slice(1).map((to, i) => [STAGES[i], to]), [STAGES[0], STAGES.at(-1)!]];
+    test('相邻的课和首尾两课都能比，每块改动都记到这两个阶段之间的某一天', () => {
+        const pairs = [...LESSONS.slice(1).map((to, i) => [LESSONS[i], to]), [LESSONS[0], LESSONS.at(-1)!]];
         for (const [from, to] of pairs) {
-            const days = STAGES.slice(STAGES.indexOf(from) + 1, STAGES.indexOf(to) + 1).flatMap((s) => STAGE_DAYS[s]);
+            const days = LESSONS.slice(LESSONS.indexOf(from) + 1, LESSONS.indexOf(to) + 1).flatMap((s) => STAGE_DAYS[s]);
             const all = pieces(from, to, (f) => f !== 'README.md');
             assert.ok(all.length > 0, `${from} → ${to}`);
             for (const p of all) assert.ok(days.includes(p.day), `${from} → ${to}：${p.file} 记到第 ${p.day} 天`);
@@ -92,7 +93,7 @@ describe('npm run diff', () => {
     test('day11 day15 --day 15：只有 MCP 客户端和演示服务器这几个新文件，从上往下读，线上的 JSON-RPC 在客户端之后', () => {
         const { added } = filesIn(diffCli('day11', 'day15', '--day', '15'));
         const expected = pieces('day11', 'day15', () => true).filter((p) => p.status === 'new')
-            .map((p) => p.file).filter((f) => isMcpClientFile(f) || f === 'demo-server.mjs');
+            .map((p) => p.file).filter((f) => isMcpFile(f) || f === 'demo-server.mjs');
         assert.deepEqual([...added].sort(), [...expected].sort());
         assert.ok(added.indexOf('mcp-client.ts') < added.indexOf('jsonrpc.ts'), added.join(' '));
         assert.equal(added.at(-1), 'demo-server.mjs');
