@@ -1,4 +1,4 @@
-// 没有 API key 也能看每一章的效果：npm run demo -- day15
+// 没有 API key 也能看每一章的效果：npm run demo -- day15（npm run demo -- hardened 用 day15 的脚本跑加固版）
 // 在本机起一个按脚本回答的 OpenAI 兼容服务（演示脚本，不是真模型），在新建的临时目录里以管道输入运行
 // 该阶段真实的入口 dayNN/index.ts，把 stdout 与 stderr 按出现顺序合在一起打印出来。
 // 入口和读者一样启动：node 自己会去掉类型（Node 22.18 起）就是 node dayNN/index.ts，Node 20 上经 tsx。
@@ -12,7 +12,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { DemoScript } from './demo-scripts/script.ts';
 import { startFakeOpenAI } from './fake-model/server.ts';
-import { LESSONS, ROOT } from './stages.ts';
+import { HARDENED, LESSONS, ROOT } from './stages.ts';
 
 export const MODEL = '演示脚本';
 export const HEADER = `演示模式：下面的「模型」是本机按脚本回答的假服务（OPENAI_MODEL=${MODEL}），不联网、不需要 API key。`;
@@ -27,7 +27,8 @@ const tsEntryArgs = (entry: string) => (stripsTypes ? [entry] : ['--import', imp
 
 /** 跑一遍某个阶段的演示，返回终端上会看到的全部文字（stdout、stderr 按顺序交织）。 */
 export async function runDemo(stage: string): Promise<{ text: string; code: number | null; cwd: string; base: string }> {
-    const script: DemoScript = (await import(pathToFileURL(path.join(ROOT, 'scripts', 'demo-scripts', `${stage}.ts`)).href)).default;
+    const name = stage === HARDENED ? LESSONS.at(-1) : stage;   // 加固版没有自己的章节：演示 day15 那一章
+    const script: DemoScript = (await import(pathToFileURL(path.join(ROOT, 'scripts', 'demo-scripts', `${name}.ts`)).href)).default;
     const fake = await startFakeOpenAI({ replies: script.replies });
     const base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'geekagent-demo-')));
     const cwd = path.join(base, 'project');
@@ -99,8 +100,8 @@ export function replaceBetweenMarkers(readme: string, stage: string, transcript:
 
 async function main(): Promise<void> {
     const [stage, flag] = process.argv.slice(2);
-    if (!LESSONS.includes(stage) || (flag !== undefined && flag !== '--readme')) {
-        console.error(`用法：npm run demo -- <阶段> [--readme]，例如 npm run demo -- day15（可选：${LESSONS.join(' ')}）`);
+    if (!(LESSONS.includes(stage) || (stage === HARDENED && flag === undefined)) || (flag !== undefined && flag !== '--readme')) {
+        console.error(`用法：npm run demo -- <阶段> [--readme]，例如 npm run demo -- day15（可选：${LESSONS.join(' ')}；${HARDENED} 不带 --readme）`);
         process.exit(2);
     }
     const { text, code, cwd, base } = await runDemo(stage);

@@ -282,12 +282,10 @@ function main(): void {
         const problems = lessonProblems(ROOT, s.stage, s.files.map((r) => r.file), s.days);
         console.log(problems.length ? `${s.stage} 违反课的规矩：\n  ${problems.join('\n  ')}` : `${s.stage} 守着课的每一条规矩。`);
     }
-    if (fs.existsSync(path.join(ROOT, HARDENED))) {
-        const h = hardenedStats();
-        const list = (what: string, files: string[]) => (files.length ? `；${what} ${files.join('、')}` : '');
-        console.log(`\n加固版 ${HARDENED}/（不是课，不计上限）：${h.files} 个文件，${h.lines} 行；相对 ${LESSONS.at(-1)} +${h.add} -${h.del}`
-            + `${list('多的文件', h.added)}${list('改过的文件', h.edited)}${list('没有的文件', h.removed)}`);
-    }
+    const h = hardenedStats();
+    const list = (what: string, files: string[]) => (files.length ? `；${what} ${files.join('、')}` : '');
+    console.log(`\n加固版 ${HARDENED}/（不是课，不计上限）：${h.files} 个文件，${h.lines} 行；相对 ${LESSONS.at(-1)} +${h.add} -${h.del}`
+        + `${list('多的文件', h.added)}${list('改过的文件', h.edited)}${list('没有的文件', h.removed)}`);
     console.log(`\n${dayTable(all)}\n\n${DAY_RULE}\n${ORIGINAL_NOTE}`);
     for (const s of all.filter((x) => x.previous)) {
         const edited = s.files.filter((r) => r.status === 'edited').map((r) => `${r.file} (+${r.add} -${r.del}，第 ${r.days.join('、')} 天)`);

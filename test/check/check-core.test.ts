@@ -11,6 +11,7 @@ import { formatResult } from '../../scripts/check/format.ts';
 import { checksOf, runChecks } from '../../scripts/check/report.ts';
 import { STAGE_DAYS } from '../../scripts/days.ts';
 import { compiledEntry } from '../helpers/compiled.ts';
+import { anchors } from '../helpers/markdown.ts';
 import { REPO_ROOT } from '../helpers/run-stage.ts';
 import { CHECK_QUIET_MS } from '../helpers/wait.ts';
 import { workdir } from '../helpers/workdir.ts';
@@ -31,23 +32,6 @@ describe('第 1–8 天的检查：本仓库的阶段全部通过', { concurrenc
         });
     }
 });
-
-// GitHub 的标题锚点：小写，去掉标点（保留字母、数字含汉字、空格、- 和 _），空格换成 -；重名的依次加 -1、-2
-function anchors(markdown: string): Set<string> {
-    const seen = new Map<string, number>();
-    const out = new Set<string>();
-    let fenced = false;
-    for (const line of markdown.split('\n')) {
-        if (line.startsWith('```')) fenced = !fenced;
-        const heading = !fenced && /^#{1,6} (.+)$/.exec(line);
-        if (!heading) continue;
-        const base = heading[1].trim().toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '').replace(/ /g, '-');
-        const n = seen.get(base) ?? 0;
-        seen.set(base, n + 1);
-        out.add(n === 0 ? base : `${base}-${n}`);
-    }
-    return out;
-}
 
 test('每一项检查（第 1–15 天）的「重读」都指向章节里真有的标题', async () => {
     const bad: string[] = [];

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEADLINE_MS, nodeCommand, startAgent } from '../../scripts/check/spawn.ts';
-import { STAGES } from '../../scripts/days.ts';
+import { LESSONS } from '../../scripts/days.ts';
 import { compiledEntry } from './compiled.ts';
 import { homeFor, workdir } from './workdir.ts';
 
@@ -16,11 +16,11 @@ export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url
 // GEEKAGENT_TEST_STAGE=day04（npm run test:day 设的）只留这一个阶段：其余阶段的测试根本不生成，不会满屏 skipped
 // before：只到这个阶段之前（某个行为到某天被换掉时，旧行为的测试只在之前的阶段上跑）
 export function stagesFrom(first: string, before?: string): string[] {
-    const start = STAGES.indexOf(first);
-    const end = before === undefined ? STAGES.length : STAGES.indexOf(before);
-    if (start < 0 || end < 0) throw new Error(`未知阶段：${start < 0 ? first : before}（可选：${STAGES.join(', ')}）`);
+    const start = LESSONS.indexOf(first);
+    const end = before === undefined ? LESSONS.length : LESSONS.indexOf(before);
+    if (start < 0 || end < 0) throw new Error(`未知阶段：${start < 0 ? first : before}（可选：${LESSONS.join(', ')}）`);
     const only = process.env.GEEKAGENT_TEST_STAGE;
-    return STAGES.slice(start, end).filter((stage) => (!only || stage === only) && existsSync(path.join(REPO_ROOT, stage, 'index.ts')));
+    return LESSONS.slice(start, end).filter((stage) => (!only || stage === only) && existsSync(path.join(REPO_ROOT, stage, 'index.ts')));
 }
 
 // 没给 OPENAI_BASE_URL 时指向本机一个不监听的端口：测试绝不能意外连到真实服务

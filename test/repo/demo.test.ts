@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { beginMarker, END_MARKER, HEADER, normalizeTranscript, replaceBetweenMarkers, runDemo } from '../../scripts/demo.ts';
-import { LESSONS, ROOT } from '../../scripts/stages.ts';
+import { HARDENED, LESSONS, ROOT } from '../../scripts/stages.ts';
 
 describe('npm run demo', () => {
     for (const stage of LESSONS) {
@@ -29,6 +29,15 @@ describe('npm run demo', () => {
             }
         });
     }
+
+    test(`${HARDENED}：缺少密钥时横幅提示的 npm run demo -- ${HARDENED} 跑得通（用 day15 那一章的脚本）`, async () => {
+        const { text, code, base } = await runDemo(HARDENED);
+        fs.rmSync(base, { recursive: true, force: true });
+        assert.equal(code, 0, text);
+        assert.match(text, /^GeekAgent — 加固版（hardened）\n模型：演示脚本/);
+        assert.match(text, /bye\n/);
+        assert.doesNotMatch(text, /请求失败|缺少 OPENAI_API_KEY/);
+    });
 
     test('day15 的演示就是原教程第 15 天「先看效果」的那一段', async () => {
         const { text, base } = await runDemo('day15');
