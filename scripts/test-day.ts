@@ -1,15 +1,16 @@
 // 只跑某一天的测试：npm run test:day -- 3
-// 在这一天所在的阶段上（GEEKAGENT_TEST_STAGE，见 test/helpers/run-stage.ts 的 stagesFrom）跑测这一天功能的几个测试文件。
-// 一个文件测的不止一天时（例如 tools.test.ts 测第 2–4 天），那几天都会跑它。完整的 npm test 仍然在每个阶段上重跑全部测试。
+// 测这一天功能的几个测试文件：课的承诺（lessons.test.ts、sse-fixtures.test.ts 的重放）只在这一天所在的课上跑
+// （GEEKAGENT_TEST_STAGE，见 test/helpers/run-stage.ts 的 stagesFrom），加固的测试照常在加固版上跑。
+// 一个文件测的不止一天时（例如 tools.test.ts 测第 2–4 天），那几天都会跑它。
 import { spawn, spawnSync } from 'node:child_process';
 import { STAGE_DAYS } from './days.ts';
 import { ROOT } from './stages.ts';
 
 /** 每一天的测试文件（相对 test/）。要等十几秒的（mcp-progress）排在最前面，和别的文件同时跑。 */
 const DAY_TESTS: Record<number, string[]> = {
-    1: ['stages/chat.test.ts', 'stages/chat-errors.test.ts', 'stages/entry.test.ts', 'stages/sse-fixtures.test.ts', 'stages/screen.test.ts', 'stages/prompts-bidi.test.ts', 'stages/envtrust-dotenv.test.ts', 'stages/envtrust-pipe.test.ts', 'stages/trace.test.ts', 'stages/clean-trace-fifo.test.ts', 'stages/order-stderr.test.ts', 'stages/order-nokey.test.ts', 'stages/order-typeahead.test.ts', 'stages/faithful.test.ts', 'stages/hostile-files.test.ts'],
-    2: ['stages/tools.test.ts', 'stages/sse-fixtures.test.ts'],
-    3: ['stages/tools.test.ts', 'stages/cancel.test.ts', 'stages/life.test.ts', 'stages/hostile-setsid.test.ts', 'stages/prompts-long.test.ts', 'stages/tty-cancel.test.ts', 'stages/tty-answer.test.ts'],
+    1: ['stages/lessons.test.ts', 'stages/chat.test.ts', 'stages/chat-errors.test.ts', 'stages/entry.test.ts', 'stages/sse-fixtures.test.ts', 'stages/screen.test.ts', 'stages/prompts-bidi.test.ts', 'stages/envtrust-dotenv.test.ts', 'stages/envtrust-pipe.test.ts', 'stages/trace.test.ts', 'stages/clean-trace-fifo.test.ts', 'stages/order-stderr.test.ts', 'stages/order-nokey.test.ts', 'stages/order-typeahead.test.ts', 'stages/faithful.test.ts', 'stages/hostile-files.test.ts'],
+    2: ['stages/lessons.test.ts', 'stages/tools.test.ts', 'stages/sse-fixtures.test.ts'],
+    3: ['stages/lessons.test.ts', 'stages/tools.test.ts', 'stages/cancel.test.ts', 'stages/life.test.ts', 'stages/hostile-setsid.test.ts', 'stages/prompts-long.test.ts', 'stages/tty-cancel.test.ts', 'stages/tty-answer.test.ts'],
     4: ['stages/tools.test.ts', 'units/day04-units.test.ts', 'stages/hostile-glob.test.ts', 'stages/hostile-files.test.ts'],
     5: ['stages/compaction.test.ts'],
     6: ['stages/sessions.test.ts', 'stages/state.test.ts', 'stages/faithful.test.ts'],
@@ -30,7 +31,7 @@ if (!stage || !DAY_TESTS[day]) {
     console.error(`用法：npm run test:day -- N（N 是 1–15 之间的一天，例如 npm run test:day -- 3）`);
     process.exit(2);
 }
-console.log(`第 ${day} 天的测试，在 ${stage} 上：${DAY_TESTS[day].join('、')}`);
+console.log(`第 ${day} 天的测试（课的承诺在 ${stage} 上，加固的测试在加固版上）：${DAY_TESTS[day].join('、')}`);
 const files = DAY_TESTS[day].map((f) => `test/${f}`);
 // 和 npm test 的 pretest 一样：先一次转好全部 .ts，测试进程不再各自加载 TypeScript
 spawnSync(process.execPath, ['test/helpers/ts-loader.mjs'], { cwd: ROOT, stdio: 'inherit' });

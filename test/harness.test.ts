@@ -9,7 +9,7 @@ import { HARDENED, LESSONS, STAGES } from '../scripts/days.ts';
 import { buildSse, toolCallSse } from '../scripts/fake-model/replies.ts';
 import { startFakeOpenAI, type FakeServer } from '../scripts/fake-model/server.ts';
 import { ERROR_FIXTURES, SSE_FIXTURES, assertNoRejections, loadHttpFixture, sseFixture, unusedBaseUrl } from './helpers/fixtures.ts';
-import { REPO_ROOT, runStage, stagesFrom, startStage } from './helpers/run-stage.ts';
+import { HARDENED_ONLY, REPO_ROOT, runStage, stagesFrom, startStage } from './helpers/run-stage.ts';
 import { waitUntil } from './helpers/wait.ts';
 import { workdir } from './helpers/workdir.ts';
 
@@ -555,7 +555,9 @@ setInterval(() => {}, 1000);
             assert.ok(STAGES.includes(stage));
             assert.ok(readdirSync(path.join(REPO_ROOT, stage)).includes('index.ts'));
         }
-        assert.deepEqual(stagesFrom(STAGES[4]), present.filter((s) => s === STAGES[4]));
+        assert.deepEqual(stagesFrom(LESSONS.at(-1)!), present.filter((s) => STAGES.indexOf(s) >= LESSONS.length - 1));
+        assert.ok(present.includes(HARDENED), '加固版在表的最后');
+        assert.deepEqual(HARDENED_ONLY, [HARDENED]);
         assert.throws(() => stagesFrom('nope'), /未知阶段/);
     });
 });

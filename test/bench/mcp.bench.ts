@@ -8,12 +8,12 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { LineFramer } from '../../day15/mcp-framing.ts';
-import { McpManager } from '../../day15/mcp-setup.ts';
-import { callMcpTool } from '../../day15/mcp-tools.ts';
+import { LineFramer } from '../../hardened/mcp-framing.ts';
+import { McpManager } from '../../hardened/mcp-setup.ts';
+import { callMcpTool } from '../../hardened/mcp-tools.ts';
 import { fakeRegistry, serverOf } from '../mcp/util.ts';
 
-const DEMO = fileURLToPath(new URL('../../day15/demo-server.mjs', import.meta.url));
+const DEMO = fileURLToPath(new URL('../../hardened/demo-server.mjs', import.meta.url));
 const SLOW_INIT = fileURLToPath(new URL('../mcp/servers/slow-init.mjs', import.meta.url));
 const FLOOD = fileURLToPath(new URL('../mcp/servers/flood.mjs', import.meta.url));
 const CHUNK = 64 * 1024;      // 管道一次读取的典型大小

@@ -6,8 +6,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { buildIndex, chunkText, rank, recallTerms } from '../../day15/bm25.ts';
-import { searchFiles } from '../../day15/search.ts';
+import { buildIndex, chunkText, rank, recallTerms } from '../../hardened/bm25.ts';
+import { searchFiles } from '../../hardened/search.ts';
 
 const FILES = 10_000;
 const TARGET_BYTES = 50 * 1024 * 1024;

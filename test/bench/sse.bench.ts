@@ -1,5 +1,5 @@
 // 流式解码的开销：同一个本机服务返回的同一份 SSE 正文，
-// 一边只用 fetch 读完字节（下限），一边用阶段里的 readChatStream 完整解码。目标：解码 ≤ 2× 纯读取，且随大小线性增长。
+// 一边只用 fetch 读完字节（下限），一边用加固版的 readChatStream 完整解码（BENCH_STAGE=day01 量一课的）。目标：解码 ≤ 2× 纯读取，且随大小线性增长。
 // 两种写法都测：一事件一写是真实服务商的样子；大块写出时网络几乎不花时间，比值反映的是解码器（主要是 JSON.parse）本身。
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,7 +21,7 @@ function makeEvents(bytes: number): Buffer[] {
     return parts.map((p) => Buffer.from(p));
 }
 
-export async function run(stage = process.env.BENCH_STAGE ?? 'day01'): Promise<void> {
+export async function run(stage = process.env.BENCH_STAGE ?? 'hardened'): Promise<void> {
     const { readChatStream } = await import(pathToFileURL(path.join(REPO, stage, 'sse.ts')).href);
     const bodies = new Map<string, Buffer[]>([['1', makeEvents(1 << 20)], ['10', makeEvents(10 << 20)]]);
     const joined = new Map([...bodies].map(([k, v]) => [k, Buffer.concat(v)]));

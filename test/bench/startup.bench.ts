@@ -11,10 +11,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { STAGES } from '../../scripts/days.ts';
 import { installNodes, tempNodeDir } from '../../scripts/node-versions.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const STAGES = ['day01', 'day04', 'day08', 'day11', 'day15'];
 const TSX = path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 const RUNS = 5;
 const PROMPT = 'You › ';

@@ -6,7 +6,7 @@
 // 单独运行：npx tsx test/bench/tui.bench.ts
 import { Writable, PassThrough } from 'node:stream';
 import { pathToFileURL } from 'node:url';
-import { Tui } from '../../day08/tui.ts';
+import { Tui } from '../../hardened/tui.ts';
 
 const COLS = 120;
 const ROWS = 40;

@@ -6,22 +6,24 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEADLINE_MS, nodeCommand, startAgent } from '../../scripts/check/spawn.ts';
-import { LESSONS } from '../../scripts/days.ts';
+import { HARDENED, STAGES } from '../../scripts/days.ts';
 import { compiledEntry } from './compiled.ts';
 import { homeFor, workdir } from './workdir.ts';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-// 从 first 开始、且磁盘上已有入口文件的阶段：某个功能从哪天引入，测试就从哪天起参数化。
-// GEEKAGENT_TEST_STAGE=day04（npm run test:day 设的）只留这一个阶段：其余阶段的测试根本不生成，不会满屏 skipped
-// before：只到这个阶段之前（某个行为到某天被换掉时，旧行为的测试只在之前的阶段上跑）
-export function stagesFrom(first: string, before?: string): string[] {
-    const start = LESSONS.indexOf(first);
-    const end = before === undefined ? LESSONS.length : LESSONS.indexOf(before);
-    if (start < 0 || end < 0) throw new Error(`未知阶段：${start < 0 ? first : before}（可选：${LESSONS.join(', ')}）`);
+// 从 first 开始、且磁盘上已有入口文件的阶段（各课，最后是加固版）：课承诺的行为（test/stages/lessons.test.ts、sse-fixtures.test.ts）
+// 从引入它的那一课起测，加固版也测。GEEKAGENT_TEST_STAGE=day04（npm run test:day 设的）只留这一课：其余的测试根本不生成，不会满屏 skipped
+export function stagesFrom(first: string): string[] {
+    const start = STAGES.indexOf(first);
+    if (start < 0) throw new Error(`未知阶段：${first}（可选：${STAGES.join(', ')}）`);
     const only = process.env.GEEKAGENT_TEST_STAGE;
-    return LESSONS.slice(start, end).filter((stage) => (!only || stage === only) && existsSync(path.join(REPO_ROOT, stage, 'index.ts')));
+    return STAGES.slice(start).filter((stage) => (!only || stage === only) && existsSync(path.join(REPO_ROOT, stage, 'index.ts')));
 }
+
+// 加固的测试只在加固版上跑（课只教主路径，不带加固；课由检查、演示、sse-fixtures.test.ts 和 lessons.test.ts 测）。
+// 写成一张表，测试照旧 for (const stage of HARDENED_ONLY) { describe(`${stage}: …`) }；npm run test:day 也跑它们
+export const HARDENED_ONLY: string[] = [HARDENED];
 
 // 没给 OPENAI_BASE_URL 时指向本机一个不监听的端口：测试绝不能意外连到真实服务
 const OFFLINE_BASE_URL = 'http://127.0.0.1:9/v1';

@@ -6,9 +6,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadMcpConfig } from '../../day15/mcp-config.ts';
-import { McpManager, mcpStatusText } from '../../day15/mcp-setup.ts';
-import { callMcpTool } from '../../day15/mcp-tools.ts';
+import { loadMcpConfig } from '../../hardened/mcp-config.ts';
+import { McpManager, mcpStatusText } from '../../hardened/mcp-setup.ts';
+import { callMcpTool } from '../../hardened/mcp-tools.ts';
 import { fakeRegistry, serverOf } from '../mcp/util.ts';
 
 const VERSION = '2026.8.31';   // 固定版本：工具数量等观察结果都来自这个版本

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { LineFramer } from '../../day15/mcp-framing.ts';
+import { LineFramer } from '../../hardened/mcp-framing.ts';
 
 function collect(maxLine = 64 * 1024 * 1024) {
     const lines: string[] = [];

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { it } from 'node:test';
-import { McpManager } from '../../day15/mcp-setup.ts';
+import { McpManager } from '../../hardened/mcp-setup.ts';
 import { fakeRegistry, leftovers, readRecords, server, serverOf, tempDir } from './util.ts';
 
 /** 等一件由真实 I/O 促成的事：计时器被模拟了，只能用 setImmediate 让出事件循环；期限按真实时间算。 */

@@ -3,13 +3,13 @@ import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { RequestTable, RpcError } from '../../day15/jsonrpc.ts';
-import { expandVars, loadMcpConfig } from '../../day15/mcp-config.ts';
-import { meaningfulStderr } from '../../day15/mcp-log.ts';
-import { McpManager, mcpPanelText, mcpStatusText } from '../../day15/mcp-setup.ts';
-import { callMcpTool, convertResult, mcpToolName } from '../../day15/mcp-tools.ts';
-import { normalizeSchema as normalize } from '../../day15/schema.ts';
-import { truncateOutput } from '../../day15/tools.ts';
+import { RequestTable, RpcError } from '../../hardened/jsonrpc.ts';
+import { expandVars, loadMcpConfig } from '../../hardened/mcp-config.ts';
+import { meaningfulStderr } from '../../hardened/mcp-log.ts';
+import { McpManager, mcpPanelText, mcpStatusText } from '../../hardened/mcp-setup.ts';
+import { callMcpTool, convertResult, mcpToolName } from '../../hardened/mcp-tools.ts';
+import { normalizeSchema as normalize } from '../../hardened/schema.ts';
+import { truncateOutput } from '../../hardened/tools.ts';
 import { fakeRegistry, serverOf, tempDir } from './util.ts';
 
 describe('配置与变量展开', () => {

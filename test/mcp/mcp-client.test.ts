@@ -5,15 +5,15 @@ import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadMcpConfig, type McpEntry, type McpServerConfig } from '../../day15/mcp-config.ts';
-import { McpManager, mcpPanelText, mcpStatusText, mcpStartupMessages } from '../../day15/mcp-setup.ts';
-import { callMcpTool } from '../../day15/mcp-tools.ts';
-import { policyFor, setupPermissions } from '../../day15/permissions.ts';
-import { killAllGroups } from '../../day15/process-group.ts';
-import type { Tool } from '../../day15/tools.ts';
+import { loadMcpConfig, type McpEntry, type McpServerConfig } from '../../hardened/mcp-config.ts';
+import { McpManager, mcpPanelText, mcpStatusText, mcpStartupMessages } from '../../hardened/mcp-setup.ts';
+import { callMcpTool } from '../../hardened/mcp-tools.ts';
+import { policyFor, setupPermissions } from '../../hardened/permissions.ts';
+import { killAllGroups } from '../../hardened/process-group.ts';
+import type { Tool } from '../../hardened/tools.ts';
 import { fakeRegistry, leftovers, readRecords, server, serverOf, tempDir } from './util.ts';
 
-const DEMO = fileURLToPath(new URL('../../day15/demo-server.mjs', import.meta.url));
+const DEMO = fileURLToPath(new URL('../../hardened/demo-server.mjs', import.meta.url));
 // 脱敏在第一次用到时记下密钥值（一次运行里它们不变），所以在任何调用之前就设好这个「密钥」
 process.env.GEEKAGENT_FAKE_API_KEY = 'sk-should-not-leak';
 const MARK = randomUUID();

@@ -1,10 +1,10 @@
 // 规模相关的纯函数：模式清理、按原名挑选工具、进度通知重新计时。经真实入口的检查在 test/stages/mcp-scale.test.ts
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { RequestTable } from '../../day15/jsonrpc.ts';
-import { toolChoice } from '../../day15/mcp-budget.ts';
-import { withProgressToken } from '../../day15/mcp-client.ts';
-import { sanitizeSchema } from '../../day15/schema.ts';
+import { RequestTable } from '../../hardened/jsonrpc.ts';
+import { toolChoice } from '../../hardened/mcp-budget.ts';
+import { withProgressToken } from '../../hardened/mcp-client.ts';
+import { sanitizeSchema } from '../../hardened/schema.ts';
 
 describe('模式清理', () => {
     it('任何一层的 propertyNames 都删掉；名叫 propertyNames 的属性和数据里的不动；不改原对象', () => {

@@ -3,9 +3,9 @@ import { mkdtempSync, readdirSync, readFileSync, existsSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { McpClient } from '../../day15/mcp-client.ts';
-import type { McpManager, Registry } from '../../day15/mcp-setup.ts';
-import type { Tool } from '../../day15/tools.ts';
+import type { McpClient } from '../../hardened/mcp-client.ts';
+import type { McpManager, Registry } from '../../hardened/mcp-setup.ts';
+import type { Tool } from '../../hardened/tools.ts';
 
 export const SERVERS = fileURLToPath(new URL('./servers/', import.meta.url));
 export const server = (file: string): string => join(SERVERS, file);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
     STOP_WORDS, buildIndex, chunkEntry, chunkText, normalize, rank, recallTerms, searchTerms, tokenize,
-} from '../../day15/bm25.ts';
+} from '../../hardened/bm25.ts';
 
 const near = (actual: number, expected: number) => assert.ok(Math.abs(actual - expected) < 1e-9, `${actual} ≠ ${expected}`);
 

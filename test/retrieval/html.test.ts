@@ -1,7 +1,7 @@
 // HTML 转文字与标题提取。
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { decodeEntities, htmlTitle, htmlToText } from '../../day15/html.ts';
+import { decodeEntities, htmlTitle, htmlToText } from '../../hardened/html.ts';
 
 test('块级标签换行，行内标签删除，空行去掉', () => {
     const html = '<div><h1>标题</h1><p>第一段 <b>加粗</b><a href="/x">链接</a></p><p>第二段</p></div>';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { before, test } from 'node:test';
-import { MAX_HITS, findMatches, searchFiles } from '../../day15/search.ts';
+import { MAX_HITS, findMatches, searchFiles } from '../../hardened/search.ts';
 import { workdir } from '../helpers/workdir.ts';
 
 let root = '';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import { checkUrl, fetchText, formatFetchResult } from '../../day15/web.ts';
+import { checkUrl, fetchText, formatFetchResult } from '../../hardened/web.ts';
 
 let server: http.Server;
 let base = '';

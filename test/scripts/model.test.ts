@@ -1,5 +1,5 @@
 // npm run model（你来当模型）：读者在模型终端里回答一句话和一次 run_shell 调用，
-// 工具结果回到模型终端，Agent 那边显示读者打的回复。两边都是真实进程：scripts/model.ts 和 day04 起每个阶段的入口。
+// 工具结果回到模型终端，Agent 那边显示读者打的回复。两边都是真实进程：scripts/model.ts 和加固版的入口。
 // 它只属于读者：别的 Host、带 Origin（网页）、没有这次密钥、不是 JSON、太大的请求都被拒绝；打印的文字里的控制字符显示成转义。
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -8,8 +8,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { DEADLINE_MS } from '../../scripts/check/spawn.ts';
-import { STAGES } from '../../scripts/days.ts';
-import { REPO_ROOT, runStage, stagesFrom } from '../helpers/run-stage.ts';
+import { HARDENED_ONLY, REPO_ROOT, runStage } from '../helpers/run-stage.ts';
 import { waitUntil } from '../helpers/wait.ts';
 
 /** 启动模型终端；waitFor 等它的输出里出现某段文字（不靠计时：只看输出）。 */
@@ -137,14 +136,14 @@ describe('npm run model：你来当模型', () => {
         assert.doesNotMatch(model.output(), /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e]/);
     });
 
-    it('模型终端的转义规则和各阶段的 screen-text.ts 是同一条', () => {
+    it('模型终端的转义规则和加固版的 screen-text.ts 是同一条', () => {
         const rule = (file: string) => /^const HIDDEN = .*$/m.exec(fs.readFileSync(file, 'utf8'))?.[0];
         const mine = rule(path.join(REPO_ROOT, 'scripts', 'screen-text.ts'));
         assert.ok(mine);
-        for (const stage of STAGES) assert.equal(rule(path.join(REPO_ROOT, stage, 'screen-text.ts')), mine, stage);
+        for (const stage of HARDENED_ONLY) assert.equal(rule(path.join(REPO_ROOT, stage, 'screen-text.ts')), mine, stage);
     });
 
-    for (const stage of stagesFrom('day04')) {
+    for (const stage of HARDENED_ONLY) {
         it(`${stage}：用这次的密钥，回答一次 run_shell 调用和一句话，工具结果出现在模型终端`, async () => {
             const model = start();
             const { url, key } = await banner(model);

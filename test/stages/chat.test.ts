@@ -1,14 +1,14 @@
-// Day 1 的行为：经真实入口、管道输入、假 OpenAI 服务验证。之后每个阶段都重跑这些测试。
+// Day 1 的行为：经真实入口、管道输入、假 OpenAI 服务验证。只在加固版上跑（课由检查和 lessons.test.ts 测）。
 // 出错与重试在 chat-errors.test.ts（那里要等重试的间隔，分开跑不拖慢这里）。
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { text } from '../../scripts/fake-model/replies.ts';
 import { startFakeOpenAI } from '../../scripts/fake-model/server.ts';
 import { runAgent, userTexts } from '../helpers/agent.ts';
-import { runStage, stagesFrom } from '../helpers/run-stage.ts';
+import { HARDENED_ONLY, runStage } from '../helpers/run-stage.ts';
 import { workdir } from '../helpers/workdir.ts';
 
-for (const stage of stagesFrom('day01')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: 流式多轮对话`, () => {
         test('多轮：第二次请求带着第一轮的问答；管道输入按顺序处理，EOF 后退出码 0', async () => {
             const r = await runAgent(stage, { input: ['你好', '我刚才说了什么？'], replies: [text('你好！我是助手。'), text('你刚才说了你好。')] });

@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import { text } from '../../scripts/fake-model/replies.ts';
 import type { RecordedRequest } from '../../scripts/fake-model/server.ts';
 import { runAgent } from '../helpers/agent.ts';
-import { stagesFrom } from '../helpers/run-stage.ts';
+import { HARDENED_ONLY } from '../helpers/run-stage.ts';
 import { ownState, workdir } from '../helpers/workdir.ts';
 
 const sent = (requests: RecordedRequest[]) => JSON.stringify(requests.map((q) => q.body));
@@ -19,7 +19,7 @@ const OUTSIDE_MARK = 'outside-mark-Qm47-Wx82';
 const TOKEN = 'Tk5Rw8Lp2Zq7Vn3Xc9Bm';
 const NOTE = /AGENTS\.md 指向根目录之外，没有读取/;
 
-for (const stage of stagesFrom('day11')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: 系统提示里只有根目录里的、脱敏过的内容`, () => {
         test('AGENTS.md 是指向项目外文件的链接：不读，模型收不到那个文件，用户看到说明；拒绝信任的文件夹也一样', async () => {
             const outside = workdir({ 'env.txt': `DEPLOY_HOOK=${OUTSIDE_MARK}\n` });
@@ -70,7 +70,7 @@ for (const stage of stagesFrom('day11')) {
     });
 }
 
-for (const stage of stagesFrom('day15')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: 召回的记忆进系统提示之前脱敏`, () => {
         test('memory.json 里记着密钥：自动召回放进系统提示时换成脱敏标记', async () => {
             const cwd = workdir({ '.geekagent/memory.json': JSON.stringify([`docker 部署令牌是 ${TOKEN}`]) });

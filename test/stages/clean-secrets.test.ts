@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import { call, text, tools, buildSse } from '../../scripts/fake-model/replies.ts';
 import type { RecordedRequest } from '../../scripts/fake-model/server.ts';
 import { runAgent } from '../helpers/agent.ts';
-import { stagesFrom } from '../helpers/run-stage.ts';
+import { HARDENED_ONLY } from '../helpers/run-stage.ts';
 import { workdir } from '../helpers/workdir.ts';
 
 /** 请求里除了模型自己说的话（assistant 消息里的工具参数是模型给的，原样回传）以外的全部内容。 */
@@ -21,7 +21,7 @@ const LATE = 'Late-Zr81-Ny46-Value';
 // 带引号、斜杠和非 ASCII 字符的密码：JSON 里可以写成 \"、\/、\u00fc
 const SPELLED = 'Pa"s/wü-Lm93Kp';
 
-for (const stage of stagesFrom('day08')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: 密钥名单跟得上`, () => {
         test('DB_PASS、MYSQL_PWD、SMTP_PASS 的值不进请求；PWD（当前目录）照常出现', async () => {
             const cwd = workdir({ 'db.txt': `db=${PASS_ENV.DB_PASS} mysql=${PASS_ENV.MYSQL_PWD}\n` });

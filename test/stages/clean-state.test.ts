@@ -6,7 +6,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { call, text, tools } from '../../scripts/fake-model/replies.ts';
 import { runAgent } from '../helpers/agent.ts';
-import { stagesFrom } from '../helpers/run-stage.ts';
+import { HARDENED_ONLY } from '../helpers/run-stage.ts';
 import { workdir } from '../helpers/workdir.ts';
 
 const UNDO = path.join('.geekagent', 'undo.json');
@@ -15,7 +15,7 @@ const TOKEN = 'Tk5Rw8Lp2Zq7Vn3Xc9Bm';
 const mode = (file: string) => fs.statSync(file).mode & 0o777;
 const write = (id: string, file: string, content: string) => tools(call(id, 'write', { path: file, content }));
 
-for (const stage of stagesFrom('day08')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: 撤销记录不留明文`, () => {
         test('覆盖带密钥的 .env（0600）：undo.json 里没有旧内容、权限 0600，/undo 说明不能撤销且不动文件', async () => {
             // 只有 Agent 自己的设置（GEEKAGENT_*）：文件夹信任不为它提问；名字里有 TOKEN，是密钥
@@ -89,7 +89,7 @@ for (const stage of stagesFrom('day08')) {
     });
 }
 
-for (const stage of stagesFrom('day01')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: 追踪文件不经符号链接`, () => {
         test('trace.log 是指向项目外文件的链接：不往里追加，启动时说明原因；/trace 再开也一样', async () => {
             const outside = workdir({ 'rc.sh': '# shell 启动时读的文件\n' });

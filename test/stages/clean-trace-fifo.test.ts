@@ -7,10 +7,10 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { text } from '../../scripts/fake-model/replies.ts';
 import { runAgent } from '../helpers/agent.ts';
-import { stagesFrom } from '../helpers/run-stage.ts';
+import { HARDENED_ONLY } from '../helpers/run-stage.ts';
 import { workdir } from '../helpers/workdir.ts';
 
-for (const stage of stagesFrom('day01')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: 追踪文件是命名管道`, () => {
         test('不开追踪并说明原因，这一轮照常回答', { skip: process.platform === 'win32' }, async () => {
             const cwd = workdir();

@@ -1,11 +1,11 @@
-// Day 5 的历史压缩：经真实入口、管道输入、假 OpenAI 服务验证。之后每个阶段都重跑这些测试。
+// Day 5 的历史压缩：经真实入口、管道输入、假 OpenAI 服务验证。只在加固版上跑（课由检查和 lessons.test.ts 测）。
 // 假服务像真实 API 一样拒绝「tool_calls 没有配对的 tool 消息」的请求，所以压缩切坏工具调用组会立刻暴露。
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { call, text, tools, type FakeReply } from '../../scripts/fake-model/replies.ts';
 import type { RecordedRequest } from '../../scripts/fake-model/server.ts';
 import { runAgent } from '../helpers/agent.ts';
-import { stagesFrom } from '../helpers/run-stage.ts';
+import { HARDENED_ONLY } from '../helpers/run-stage.ts';
 import { workdir } from '../helpers/workdir.ts';
 
 const HEADER = '【之前对话的摘要】';
@@ -18,7 +18,7 @@ const summaries = (requests: RecordedRequest[]) => requests.filter((r) => r.body
 
 const long = (n: number) => `回答${n}：` + '内容'.repeat(60);
 
-for (const stage of stagesFrom('day08')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: 历史压缩`, () => {
         test('超过阈值自动压缩：摘要请求非流式、不带工具；之后的请求以摘要开头，保留的部分从 user 消息开始，工具调用组不被拆开', async () => {
             const cwd = workdir({ 'a.txt': 'alpha '.repeat(30), 'b.txt': 'beta' });

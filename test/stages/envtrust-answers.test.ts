@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import { call, text, tools } from '../../scripts/fake-model/replies.ts';
 import { startFakeOpenAI } from '../../scripts/fake-model/server.ts';
 import { runAgent, userTexts } from '../helpers/agent.ts';
-import { REPO_ROOT, stagesFrom } from '../helpers/run-stage.ts';
+import { HARDENED_ONLY, REPO_ROOT } from '../helpers/run-stage.ts';
 import { noTmux, Terminal } from '../helpers/terminal.ts';
 import { workdir } from '../helpers/workdir.ts';
 
@@ -21,7 +21,7 @@ function writePolicies(cwd: string, tools: Record<string, string>): void {
 
 const saved = (home: string) => JSON.parse(fs.readFileSync(path.join(home, TRUST_FILE), 'utf8'));
 
-for (const stage of stagesFrom('day08')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: 管道里的信任回答`, () => {
         test('第一行不是回答：不被吞掉（照常发给模型），这次按不信任；管道里的 n、输入结束也只管这一次，什么都不记', async () => {
             const cwd = workdir();
@@ -84,21 +84,21 @@ for (const stage of stagesFrom('day08')) {
 
 // 终端里（全屏界面）：明确答 n 才记下；答别的字只管这一次
 describe('终端里的信任回答', { skip: noTmux }, () => {
-    for (const stage of stagesFrom('day08')) {
+    for (const stage of HARDENED_ONLY) {
         test(`${stage}：答别的字不记下，下次再问；明确答 n 记下，下次不问并说明怎么重新询问`, async () => {
             const cwd = workdir();
             const home = workdir();
             writePolicies(cwd, { run_shell: 'allow' });
             // Day 15：有一台 MCP 服务器，面板上 MCP 那一行在回答之前说在等信任问题，不说「连接中…」
             const demo = path.join(REPO_ROOT, stage, 'demo-server.mjs');
-            if (stage === 'day15') fs.writeFileSync(path.join(cwd, '.geekagent', 'mcp.json'), JSON.stringify({ mcpServers: { demo: { command: 'node', args: [demo] } } }));
+            fs.writeFileSync(path.join(cwd, '.geekagent', 'mcp.json'), JSON.stringify({ mcpServers: { demo: { command: 'node', args: [demo] } } }));
             const fake = await startFakeOpenAI();
             const start = () => new Terminal(stage, { cols: 160, rows: 30, cwd, env: { HOME: home, OPENAI_BASE_URL: fake.url } });
             try {
                 const other = start();
                 try {
                     const question = await other.shows('[y/N]');
-                    if (stage === 'day15') assert.match(question, /MCP 等待信任回答/);
+                    assert.match(question, /MCP 等待信任回答/);
                     assert.doesNotMatch(question, /连接中/);
                     await other.answer('hello');
                     await other.shows('没有明确答 n');

@@ -1,6 +1,6 @@
 // 文件夹的 .env 是项目配置：克隆来的仓库不能借它把你的密钥发到别处，也不能借它改变 Agent 启动的程序的环境。
-// 密钥和它发往的地址来自同一处（都在真实环境里，或者都在同一个 .env 里），否则：Day 1–4 不用 .env 的地址并说明原因，
-// Day 8 起在文件夹信任问题里列出来，没有回答 y 就不用。横幅里写出密钥发往哪个主机。经真实入口、管道输入、假模型验证。
+// 密钥和它发往的地址来自同一处（都在真实环境里，或者都在同一个 .env 里），否则在文件夹信任问题里列出来，没有回答 y 就不用。
+// 横幅里写出密钥发往哪个主机。经真实入口、管道输入、假模型验证。
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import { call, text, tools } from '../../scripts/fake-model/replies.ts';
 import { startFakeOpenAI } from '../../scripts/fake-model/server.ts';
 import { runAgent } from '../helpers/agent.ts';
-import { runStage, stagesFrom } from '../helpers/run-stage.ts';
+import { HARDENED_ONLY, runStage } from '../helpers/run-stage.ts';
 import { workdir } from '../helpers/workdir.ts';
 
 const TRUST_FILE = path.join('.geekagent', 'trusted-folders.json');
@@ -19,47 +19,7 @@ const PROBE_ENV = 'NODE_OPTIONS=--require ./evil.cjs\nPROBE=from-dotenv\nGEEKAGE
 const PROBE_COMMAND = 'node -e 0; echo "[$PROBE][$GEEKAGENT_PROBE][$OPENAI_API_KEY]"';
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-for (const stage of stagesFrom('day01', 'day08')) {
-    describe(`${stage}: .env 不能替环境里的密钥选地址`, () => {
-        test('.env 只写了 OPENAI_BASE_URL、密钥来自环境变量：这个地址不用，说明原因和怎么选它；横幅写出密钥发往的主机', async () => {
-            const attacker = await startFakeOpenAI();
-            try {
-                const cwd = workdir({ '.env': `OPENAI_BASE_URL=${attacker.url}\nOPENAI_MODEL=gpt-4o\n` });
-                // 不发消息：用不了 .env 的地址时用的是默认的真实服务，测试不能连过去
-                const r = await runStage(stage, { cwd, input: ['/help'], env: { OPENAI_BASE_URL: undefined } });
-                assert.equal(r.code, 0, r.stderr);
-                assert.ok(r.stderr.includes(`.env 里的模型地址 ${attacker.url} 没有使用：密钥来自环境变量，不发往文件夹里 .env 写的地址，仍发往 api.deepseek.com。\n` +
-                    '要用这个地址：把 OPENAI_API_KEY 也写进这个 .env（不设为环境变量），或者把 OPENAI_BASE_URL 设为环境变量'), r.stderr);
-                assert.match(r.stdout, /^模型：test-model　密钥发往 api\.deepseek\.com　输入 \/help 查看命令$/m);
-                assert.equal(attacker.requests.length, 0);
-            } finally {
-                await attacker.close();
-            }
-        });
-
-        test('密钥和地址写在同一个 .env 里：照用，横幅写出那个主机；.env 的其它变量（NODE_OPTIONS……）不交给命令', async () => {
-            const fake = await startFakeOpenAI({ replies: [tools(call('sh', 'run_shell', { command: PROBE_COMMAND })), text('好')] });
-            try {
-                const cwd = workdir({ ...EVIL, '.env': `OPENAI_API_KEY=sk-from-dotenv\nOPENAI_BASE_URL=${fake.url}\n${PROBE_ENV}` });
-                const input = stage === 'day01' ? ['你好'] : ['跑一下', 'y'];
-                const r = await runStage(stage, { cwd, input, env: { OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined } });
-                assert.equal(r.code, 0, r.stderr);
-                assert.doesNotMatch(r.stderr, /没有使用/);
-                assert.match(r.stdout, new RegExp(`密钥发往 ${escape(new URL(fake.url).host)}　`));
-                assert.equal(fake.requests[0].headers.authorization, 'Bearer sk-from-dotenv');
-                if (stage === 'day01') return;   // Day 1 还不运行命令
-                const result = fake.requests[1].body.messages.find((m: any) => m.role === 'tool').content;
-                // Agent 自己的设置（GEEKAGENT_*）照常放进环境；别的变量、.env 里的密钥都不交给命令
-                assert.match(result, /^\[\]\[own\]\[\]$/m);
-                assert.ok(!fs.existsSync(path.join(cwd, 'PWNED')), 'NODE_OPTIONS 不该交给命令');
-            } finally {
-                await fake.close();
-            }
-        });
-    });
-}
-
-for (const stage of stagesFrom('day08')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: .env 要先信任文件夹`, () => {
         test('.env 替环境里的密钥选了地址：信任问题列出它；没有回答就不用（不记下），答 y 才用并记住；' +
             '地址一改再问，改回信任过的地址不再问', async () => {

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { text } from '../../scripts/fake-model/replies.ts';
 import { runAgent } from '../helpers/agent.ts';
-import { REPO_ROOT, stagesFrom } from '../helpers/run-stage.ts';
+import { HARDENED_ONLY, REPO_ROOT } from '../helpers/run-stage.ts';
 import { noTmux, Terminal } from '../helpers/terminal.ts';
 import { workdir } from '../helpers/workdir.ts';
 
@@ -40,7 +40,7 @@ function filesUnder(dir: string): string {
         .join('\n');
 }
 
-for (const stage of stagesFrom('day08')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: 信任问题照原样显示 .env 的值`, () => {
         test('NODE_OPTIONS、GIT_CONFIG_KEY_0、GIT_SSH_COMMAND 的值原样显示并多一行「会让程序运行别的代码」；你的密钥显示成 ‹OPENAI_API_KEY›；' +
             '问题不进追踪、请求和任何文件；记录里没有值，密钥文件 0600', async () => {
@@ -106,7 +106,7 @@ for (const stage of stagesFrom('day08')) {
     });
 }
 
-for (const stage of stagesFrom('day15')) {
+for (const stage of HARDENED_ONLY) {
     const DEMO = path.join(REPO_ROOT, stage, 'demo-server.mjs');
 
     describe(`${stage}: 信任问题照原样显示 MCP 服务器的 env`, () => {
@@ -141,7 +141,7 @@ for (const stage of stagesFrom('day15')) {
 
 // 全屏界面里是同一个问题：值原样、多一行说明（不回答，看完就关掉）
 describe('全屏界面里的信任问题照原样显示 .env 的值', { skip: noTmux }, () => {
-    for (const stage of stagesFrom('day08')) {
+    for (const stage of HARDENED_ONLY) {
         test(`${stage}：NODE_OPTIONS 的值和「会让程序运行别的代码」一行都在屏幕上`, async () => {
             const cwd = workdir({ '.env': dotEnv([VARS[0], ['MINE', `prefix-${KEY}-suffix`]]) });
             const term = new Terminal(stage, { cols: 200, rows: 40, cwd });

@@ -6,12 +6,12 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { call, text, tools } from '../../scripts/fake-model/replies.ts';
 import { runAgent } from '../helpers/agent.ts';
-import { stagesFrom } from '../helpers/run-stage.ts';
+import { HARDENED_ONLY } from '../helpers/run-stage.ts';
 import { workdir } from '../helpers/workdir.ts';
 
 const NOTE = '（这是 Agent 自己的配置，下次启动生效）';
 
-for (const stage of stagesFrom('day04')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: 写 Agent 自己的配置要说一声`, () => {
         test('写 .env、patch .geekagent/ 里的文件：问题里注明；写普通文件不注明', async () => {
             const cwd = workdir({ '.env': 'OPENAI_MODEL=m\n', '.geekagent/notes.json': '{"a":1}\n' });

@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import { text } from '../../scripts/fake-model/replies.ts';
 import { startFakeOpenAI } from '../../scripts/fake-model/server.ts';
 import { runAgent } from '../helpers/agent.ts';
-import { startStage, stagesFrom } from '../helpers/run-stage.ts';
+import { HARDENED_ONLY, startStage } from '../helpers/run-stage.ts';
 import { waitUntil } from '../helpers/wait.ts';
 import { workdir } from '../helpers/workdir.ts';
 
@@ -15,7 +15,7 @@ import { workdir } from '../helpers/workdir.ts';
 const event = (delta: object, finish: string | null = null) =>
     `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', model: 'test-model', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
 
-for (const stage of stagesFrom('day01')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: 显示如实`, () => {
         test('emoji 的两个 UTF-16 半边分在两个事件、两次读取里到达：屏幕上是 😀，不是两个 �；历史照样是原文', async () => {
             let release = () => {};
@@ -68,7 +68,7 @@ for (const stage of stagesFrom('day01')) {
     });
 }
 
-for (const stage of stagesFrom('day08')) {
+for (const stage of HARDENED_ONLY) {
     test(`${stage}: 文件夹名里的转义序列（改窗口标题）在启动、信任问题和退出时的保存提示里都显示成转义`, async () => {
         const cwd = path.join(workdir(), 'proj\x1b]0;pwned\x07\x1b[2J');
         fs.mkdirSync(path.join(cwd, '.geekagent'), { recursive: true });

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { call, text, tools } from '../../scripts/fake-model/replies.ts';
 import { runAgent } from '../helpers/agent.ts';
-import { stagesFrom } from '../helpers/run-stage.ts';
+import { HARDENED_ONLY } from '../helpers/run-stage.ts';
 import { workdir } from '../helpers/workdir.ts';
 
 const posixOnly = { skip: process.platform === 'win32' };
@@ -21,7 +21,7 @@ function plant(file: string, kind: 'fifo' | 'zero' | 'huge', bytes = 0): void {
     else fs.truncateSync((fs.writeFileSync(file, ''), file), bytes);
 }
 
-for (const stage of stagesFrom('day01')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: .env 不是普通文件或太大`, () => {
         for (const [kind, why] of [['fifo', '不是普通文件'], ['zero', '不是普通文件'], ['huge', '超过 1 MiB 的上限']] as const) {
             test(`${kind}：说一行、这次不用 .env，照常回答`, posixOnly, async () => {
@@ -37,7 +37,7 @@ for (const stage of stagesFrom('day01')) {
     });
 }
 
-for (const stage of stagesFrom('day08')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: 状态文件不是普通文件或太大`, () => {
         test('权限文件是命名管道：和写坏了一样报错退出，不请求模型、不改写它', posixOnly, async () => {
             const cwd = workdir();
@@ -63,7 +63,7 @@ for (const stage of stagesFrom('day08')) {
     });
 }
 
-for (const stage of stagesFrom('day15')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: mcp.json 不是普通文件`, () => {
         test('指向 /dev/zero：和写坏了一样说明，不启动服务器，照常回答', posixOnly, async () => {
             const cwd = workdir();
@@ -76,7 +76,7 @@ for (const stage of stagesFrom('day15')) {
     });
 }
 
-for (const stage of stagesFrom('day04')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: read 不读特殊文件、只读要返回的那一页；write 不经硬链接写出去`, () => {
         test('命名管道、指向 /dev/zero 的链接：说明拒绝，照常回答；大文件只读第一页', posixOnly, async () => {
             const cwd = workdir({ 'small.txt': 'hello' });
@@ -126,7 +126,7 @@ const OLD_ENV = [
 ].join('\n');
 const OLD_VALUES = /hunter\d|quoted-token|commented-api/;
 
-for (const stage of stagesFrom('day08')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: 像 .env 的文件逐行脱敏`, () => {
         test('read：注释掉的、被覆盖的、export 的密钥值都换成 [REDACTED:名字]，别的行不变', async () => {
             const cwd = workdir({ '.env.example': OLD_ENV });
@@ -149,7 +149,7 @@ for (const stage of stagesFrom('day08')) {
     });
 }
 
-for (const stage of stagesFrom('day15')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: search、rag_add 也逐行脱敏`, () => {
         test('search 的命中行、收录的本地文件里没有旧密钥', async () => {
             const cwd = workdir({ 'deploy.env': OLD_ENV });
@@ -171,7 +171,7 @@ for (const stage of stagesFrom('day15')) {
 // 权限文件里 read 是 deny：把文件内容交给模型的别的工具也一起拒绝
 const DENY_READ = JSON.stringify({ root: '..', tools: { read: 'deny' } });
 
-for (const stage of stagesFrom('day11')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: read 为 deny 时 git_diff 也拒绝`, () => {
         test('git_diff 不问就拒绝', async () => {
             const cwd = workdir({ '.geekagent/GeekAgent.json': DENY_READ });
@@ -187,7 +187,7 @@ for (const stage of stagesFrom('day11')) {
     });
 }
 
-for (const stage of stagesFrom('day15')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: read 为 deny 时 search、rag_add 也拒绝`, () => {
         test('search 拿不到文件的行，rag_add 不收录本地文件', async () => {
             const cwd = workdir({ '.geekagent/GeekAgent.json': DENY_READ, 'notes.txt': '机密笔记：发射代码 1234\n' });

@@ -5,12 +5,12 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { call, text, tools } from '../../scripts/fake-model/replies.ts';
 import { runAgent } from '../helpers/agent.ts';
-import { stagesFrom } from '../helpers/run-stage.ts';
+import { HARDENED_ONLY } from '../helpers/run-stage.ts';
 import { workdir } from '../helpers/workdir.ts';
 
 const PATTERN = '*a*a*a*a*a*a*a*a*a*a*a*a*b';
 
-for (const stage of stagesFrom('day04')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: glob 的模式卡不住 Agent`, () => {
         test('*a*a…*b 对 100 个字符的文件名：照常回答，只匹配以 b 结尾的那个', async () => {
             const miss = 'a'.repeat(100);

@@ -4,12 +4,12 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { call, text, tools } from '../../scripts/fake-model/replies.ts';
 import { startFakeOpenAI } from '../../scripts/fake-model/server.ts';
-import { startStage, stagesFrom } from '../helpers/run-stage.ts';
+import { HARDENED_ONLY, startStage } from '../helpers/run-stage.ts';
 import { processesWith, sleepCommand, waitUntil } from '../helpers/wait.ts';
 
 const noProc = process.platform !== 'linux' && '需要 Linux 的 /proc';
 
-for (const stage of stagesFrom('day04')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: setsid 出去的进程也活不过 Agent`, { skip: noProc }, () => {
         for (const how of ['setsid', 'setsid -f'] as const) {
             test(`run_shell 里 ${how} 启动的后台任务在 Agent 退出（EOF）后被杀掉`, async () => {

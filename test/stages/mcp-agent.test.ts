@@ -9,7 +9,7 @@ import { describe, test } from 'node:test';
 import type { FakeReply, FakeToolCall } from '../../scripts/fake-model/replies.ts';
 import { startFakeOpenAI, type FakeServer } from '../../scripts/fake-model/server.ts';
 import { assertNoRejections } from '../helpers/fixtures.ts';
-import { REPO_ROOT, runStage, stagesFrom, type RunStageOptions } from '../helpers/run-stage.ts';
+import { HARDENED_ONLY, REPO_ROOT, runStage, type RunStageOptions } from '../helpers/run-stage.ts';
 import { leftovers, readRecords, server, tempDir, waitFor } from '../mcp/util.ts';
 
 // 教程里的那句话；词组正好 22 个字符、3 个词
@@ -50,7 +50,7 @@ function assertNoLeftovers(): void {
     assert.deepEqual(leftovers('', MARK), [], '退出后还有 MCP 服务器进程');
 }
 
-for (const stage of stagesFrom('day15')) {
+for (const stage of HARDENED_ONLY) {
     const DEMO = path.join(REPO_ROOT, stage, 'demo-server.mjs');
     const demo = { command: 'node', args: [DEMO], env: marked };
     // 在演示服务器前面加一个 tee：客户端发给服务器的每一行都记进 log，用来证明某个请求根本没发出去

@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { call, text, tools } from '../../scripts/fake-model/replies.ts';
 import { startFakeOpenAI } from '../../scripts/fake-model/server.ts';
 import { MCP_READY, runAgent } from '../helpers/agent.ts';
-import { startStage, stagesFrom } from '../helpers/run-stage.ts';
+import { HARDENED_ONLY, startStage } from '../helpers/run-stage.ts';
 import { processesWith, sleepCommand, waitUntil } from '../helpers/wait.ts';
 import { workdir } from '../helpers/workdir.ts';
 import { leftovers, server } from '../mcp/util.ts';
@@ -27,7 +27,7 @@ function mcpDir(servers: Record<string, unknown>, policies?: Record<string, stri
     return workdir(files);
 }
 
-for (const stage of stagesFrom('day15')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: MCP 面对不怀好意的一方`, () => {
         test('确认提示一个参数一行：长 content 排在前面也藏不住后面的 path；长值在问题里截短，回答 d 看到的是全部参数的原文', async () => {
             const content = 'A'.repeat(4990) + 'TAIL-OF-CONTENT';

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { startFakeOpenAI } from '../../scripts/fake-model/server.ts';
 import { assertNoRejections } from '../helpers/fixtures.ts';
-import { runStage, stagesFrom } from '../helpers/run-stage.ts';
+import { HARDENED_ONLY, runStage } from '../helpers/run-stage.ts';
 import { leftovers, readRecords, server, tempDir } from '../mcp/util.ts';
 
 // 每次运行一个标记：两个测试并发，各自只查自己的服务器进程
@@ -21,7 +21,7 @@ function workdir(mark: string, env: Record<string, string>): string {
     return cwd;
 }
 
-for (const stage of stagesFrom('day15')) {
+for (const stage of HARDENED_ONLY) {
     async function callBuild(env: Record<string, string>) {
         const fake = await startFakeOpenAI({ replies: [
             { kind: 'tools', calls: [{ id: 'call_build', name: 'mcp_build_build', arguments: '{}' }] },

@@ -8,14 +8,14 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { text } from '../../scripts/fake-model/replies.ts';
 import { MCP_READY, runAgent } from '../helpers/agent.ts';
-import { stagesFrom } from '../helpers/run-stage.ts';
+import { HARDENED_ONLY } from '../helpers/run-stage.ts';
 import { workdir } from '../helpers/workdir.ts';
 import { leftovers, server, tempDir } from '../mcp/util.ts';
 
 const MARK = randomUUID();
 const mcpNames = (body: any): string[] => (body.tools ?? []).map((t: any) => t.function.name).filter((n: string) => n.startsWith('mcp_'));
 
-for (const stage of stagesFrom('day15')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: 还在连接的 MCP 服务器`, () => {
         test('第一轮开始时 demo、files 还在连接：先说这一轮没有它们的工具，请求里也没有；连上之后的一轮有它们的工具，不再说', async () => {
             const gate = path.join(tempDir(), 'open');

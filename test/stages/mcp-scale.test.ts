@@ -9,7 +9,7 @@ import { describe, test } from 'node:test';
 import type { FakeReply } from '../../scripts/fake-model/replies.ts';
 import { startFakeOpenAI } from '../../scripts/fake-model/server.ts';
 import { assertNoRejections } from '../helpers/fixtures.ts';
-import { REPO_ROOT, runStage, stagesFrom } from '../helpers/run-stage.ts';
+import { HARDENED_ONLY, REPO_ROOT, runStage } from '../helpers/run-stage.ts';
 import { leftovers, server, tempDir } from '../mcp/util.ts';
 
 const MARK = randomUUID();
@@ -45,7 +45,7 @@ function workdir(servers: Record<string, unknown>): string {
 const mcpNames = (body: any): string[] => body.tools.map((t: any) => t.function.name).filter((n: string) => n.startsWith('mcp_'));
 const count = (haystack: string, needle: string): number => haystack.split(needle).length - 1;
 
-for (const stage of stagesFrom('day15')) {
+for (const stage of HARDENED_ONLY) {
     async function run(servers: Record<string, unknown>, input: string[], replies: FakeReply[]) {
         const fake = await startFakeOpenAI({ replies });
         try {

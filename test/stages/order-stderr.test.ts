@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import { text } from '../../scripts/fake-model/replies.ts';
 import { startFakeOpenAI } from '../../scripts/fake-model/server.ts';
 import { assertNoRejections } from '../helpers/fixtures.ts';
-import { REPO_ROOT, startStage, stagesFrom } from '../helpers/run-stage.ts';
+import { HARDENED_ONLY, REPO_ROOT, startStage } from '../helpers/run-stage.ts';
 import { waitUntil } from '../helpers/wait.ts';
 import { workdir } from '../helpers/workdir.ts';
 
@@ -26,7 +26,7 @@ function assertInOrder(output: string, needles: string[]): void {
     }
 }
 
-for (const stage of stagesFrom('day01')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: agent 2>&1 | 读得慢的一方：输出按发生的顺序`, () => {
         test('第二轮的报错（stderr）排在第一轮的长回复之后、第三轮之前；bye 在最后', async () => {
             const fake = await startFakeOpenAI({ replies: [{ kind: 'text', text: BIG, chunkSize: 10_000 }, FAILURE, text('third-reply')] });
@@ -51,7 +51,7 @@ for (const stage of stagesFrom('day01')) {
     });
 }
 
-for (const stage of stagesFrom('day08')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: agent 2>&1 | 读得慢的一方：退出时的存档警告在 bye 之前`, () => {
         test('sessions.json 坏了：另存的提示（console.error）排在回复之后、bye 之前', async () => {
             const fake = await startFakeOpenAI({ replies: [{ kind: 'text', text: BIG, chunkSize: 10_000 }] });
@@ -79,7 +79,7 @@ for (const stage of stagesFrom('day08')) {
     });
 }
 
-for (const stage of stagesFrom('day15')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: agent 2>&1 | 读得慢的一方：MCP 服务器的 stderr 回显按发生的顺序`, () => {
         test('重连时服务器的 [mcp:demo] 行排在长回复和 You › /mcp reconnect 之后、「已重新连接」之前', async () => {
             const fake = await startFakeOpenAI({ replies: [{ kind: 'text', text: BIG, chunkSize: 10_000 }, text('after-reply')] });

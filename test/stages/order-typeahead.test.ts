@@ -6,10 +6,10 @@ import { text } from '../../scripts/fake-model/replies.ts';
 import { startFakeOpenAI } from '../../scripts/fake-model/server.ts';
 import { userTexts } from '../helpers/agent.ts';
 import { assertNoRejections } from '../helpers/fixtures.ts';
-import { stagesFrom } from '../helpers/run-stage.ts';
+import { HARDENED_ONLY } from '../helpers/run-stage.ts';
 import { noTmux, Terminal } from '../helpers/terminal.ts';
 
-for (const stage of stagesFrom('day01')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: 终端里回复进行中打的一行，轮到它时才显示`, { skip: noTmux }, () => {
         test('回复里没有打的字；那一行轮到时显示成 You › …，后面是它的回复', async () => {
             let release = () => {};

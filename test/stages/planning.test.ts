@@ -1,5 +1,5 @@
 // Day 9–10 的行为：TODO 规划（强制 tool_choice、todo_write 校验、/todos）、子 Agent（delegate_task）、
-// AGENTS.md 进系统提示但不进存档。经真实入口、管道输入、假 OpenAI 服务验证；之后每个阶段都重跑。
+// AGENTS.md 进系统提示但不进存档。经真实入口、管道输入、假 OpenAI 服务验证；只在加固版上跑。
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import { call, text, tools } from '../../scripts/fake-model/replies.ts';
 import { startFakeOpenAI } from '../../scripts/fake-model/server.ts';
 import { runAgent, toolMessages } from '../helpers/agent.ts';
-import { startStage, stagesFrom } from '../helpers/run-stage.ts';
+import { HARDENED_ONLY, startStage } from '../helpers/run-stage.ts';
 import { workdir } from '../helpers/workdir.ts';
 
 const FORCE_TODO = { type: 'function', function: { name: 'todo_write' } };
@@ -16,7 +16,7 @@ const systemMessages = (body: any): any[] => body.messages.filter((m: any) => m.
 const toolNames = (body: any): string[] => (body.tools ?? []).map((t: any) => t.function.name).sort();
 const todoCall = (id: string, todos: unknown) => call(id, 'todo_write', { todos });
 
-for (const stage of stagesFrom('day11')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: TODO 规划、子 Agent、AGENTS.md`, () => {
         test('计划请求：第一个请求强制 todo_write，之后 auto；清单替换后 /todos 用 [ ] [>] [x] 显示', async () => {
             const r = await runAgent(stage, { input: ['先读 a.txt，然后总结一下', '/todos', '你好'], replies: [

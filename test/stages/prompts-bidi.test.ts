@@ -7,7 +7,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { call, text, tools } from '../../scripts/fake-model/replies.ts';
 import { runAgent } from '../helpers/agent.ts';
-import { stagesFrom } from '../helpers/run-stage.ts';
+import { HARDENED_ONLY } from '../helpers/run-stage.ts';
 import { workdir } from '../helpers/workdir.ts';
 
 // 议题列出的每一类都挑一个：阿拉伯字母标记、零宽空格、从右到左覆盖、隔离、词连接符、BOM
@@ -15,7 +15,7 @@ const HIDDEN = '\u061c\u200b\u200d\u200f\u202a\u202e\u2060\u2064\u2066\u2069\ufe
 const SHOWN = '\\u061c\\u200b\\u200d\\u200f\\u202a\\u202e\\u2060\\u2064\\u2066\\u2069\\ufeff';
 const RAW = /[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/u;
 
-for (const stage of stagesFrom('day01')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: 屏幕上看不见的字符显示成转义`, () => {
         test('模型回复里的双向控制符和零宽字符显示成 \\u202e 这样的转义', async () => {
             const r = await runAgent(stage, { input: ['你好'], replies: [text(`开头${HIDDEN}结尾`)] });
@@ -26,7 +26,7 @@ for (const stage of stagesFrom('day01')) {
     });
 }
 
-for (const stage of stagesFrom('day04')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: [y/N] 提示里的命令`, () => {
         test('run_shell 的命令带 U+202E：提示里显示 \\u202e，原样的控制符不到终端；答 n 不执行', async () => {
             const cwd = workdir();
@@ -42,7 +42,7 @@ for (const stage of stagesFrom('day04')) {
     });
 }
 
-for (const stage of stagesFrom('day08')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: 信任问题`, () => {
         test('项目配置里的工具名带 U+202E：信任问题里显示 \\u202e', async () => {
             const cwd = workdir();

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { call, text, tools } from '../../scripts/fake-model/replies.ts';
 import { runAgent } from '../helpers/agent.ts';
-import { stagesFrom } from '../helpers/run-stage.ts';
+import { HARDENED_ONLY } from '../helpers/run-stage.ts';
 
 // 模型写的网址 → 提示里接在它下面的那一行
 const CASES: [string, string][] = [
@@ -21,7 +21,7 @@ const CASES: [string, string][] = [
     ['https://example.com/page', '主机：example.com'],
 ];
 
-for (const stage of stagesFrom('day15')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: 抓网页前的确认写出真正的主机`, () => {
         test('fetch：数字写法、IPv6、用户名@、国际化域名都写出真正的主机；本机、内网地址带说明', async () => {
             const r = await runAgent(stage, {

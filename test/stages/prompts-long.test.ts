@@ -7,7 +7,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { call, text, tools } from '../../scripts/fake-model/replies.ts';
 import { runAgent } from '../helpers/agent.ts';
-import { stagesFrom } from '../helpers/run-stage.ts';
+import { HARDENED_ONLY } from '../helpers/run-stage.ts';
 import { workdir } from '../helpers/workdir.ts';
 
 const count = (haystack: string, needle: string): number => haystack.split(needle).length - 1;
@@ -17,7 +17,7 @@ const numbered = (n: number, word = 'line') => Array.from({ length: n }, (_, i) 
 const LONG_COMMAND = ['touch FIRST-LINE-RAN', ...Array.from({ length: 1099 }, (_, i) => `echo filler ${i + 1}`), 'echo LAST-LINE'].join('\n');
 const PROMPT_CHARS = `即将执行命令：${LONG_COMMAND}`.length;
 
-for (const stage of stagesFrom('day04')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: 长的确认提示`, () => {
         test('1101 行的命令：提示显示开头、全文的行数和字符数、最后一行；d 分页看全文再问；答 n 不执行', async () => {
             const cwd = workdir();

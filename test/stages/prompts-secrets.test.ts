@@ -7,7 +7,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { call, text, tools } from '../../scripts/fake-model/replies.ts';
 import { runAgent, toolMessages } from '../helpers/agent.ts';
-import { REPO_ROOT, stagesFrom } from '../helpers/run-stage.ts';
+import { HARDENED_ONLY, REPO_ROOT } from '../helpers/run-stage.ts';
 import { workdir } from '../helpers/workdir.ts';
 
 // 两行私钥标记中间夹一条命令：旧的脱敏把标记之间整段换成 [REDACTED]，提示里看不见 touch X
@@ -17,7 +17,7 @@ const PEM_BODY = ['MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8
 const PEM = ['-----BEGIN PRIVATE KEY-----', ...PEM_BODY, '-----END PRIVATE KEY-----'].join('\n');
 const OPENAI_KEY = 'sk-test-key-123456';   // 测试环境里 OPENAI_API_KEY 的值（run-stage.ts）
 
-for (const stage of stagesFrom('day08')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: 确认提示显示原文`, () => {
         test('两行私钥标记中间夹着 touch X：提示里整条命令可见，答 y 执行的就是看到的；模型读到的同一段文字也没被吃掉', async () => {
             const cwd = workdir({ 'attack.sh': `${KEY_ATTACK}\n` });
@@ -89,7 +89,7 @@ for (const stage of stagesFrom('day08')) {
     });
 }
 
-for (const stage of stagesFrom('day15')) {
+for (const stage of HARDENED_ONLY) {
     const DEMO = path.join(REPO_ROOT, stage, 'demo-server.mjs');
 
     describe(`${stage}: 信任问题显示 MCP 服务器的真实命令`, () => {

@@ -12,7 +12,7 @@ import { call, text, tools } from '../../scripts/fake-model/replies.ts';
 import { startFakeOpenAI } from '../../scripts/fake-model/server.ts';
 import { runAgent, toolMessages, userTexts } from '../helpers/agent.ts';
 import { assertNoRejections } from '../helpers/fixtures.ts';
-import { startStage, stagesFrom } from '../helpers/run-stage.ts';
+import { HARDENED_ONLY, startStage } from '../helpers/run-stage.ts';
 import { ownState, workdir } from '../helpers/workdir.ts';
 
 const systemText = (body: any): string => (body.messages[0].role === 'system' ? body.messages[0].content : '');
@@ -31,7 +31,7 @@ const PLAIN = 'raw <b>tags</b> stay\n纯文本页面\n';
 const filler = (n: number) => 'lorem ipsum '.repeat(Math.ceil(n / 12)).slice(0, n);
 const DOC_A = filler(1900) + '召回上限是 4 条知识块。' + filler(88);
 
-for (const stage of stagesFrom('day15')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: 搜索、抓取、知识库与记忆召回（端到端）`, () => {
         let web: http.Server;
         let base = '';

@@ -1,11 +1,11 @@
-// Day 8 的权限表、目录隔离和密钥脱敏：经真实入口、管道输入、假 OpenAI 服务验证。之后每个阶段都重跑这些测试。
+// Day 8 的权限表、目录隔离和密钥脱敏：经真实入口、管道输入、假 OpenAI 服务验证。只在加固版上跑（课由检查和 lessons.test.ts 测）。
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { call, text, tools } from '../../scripts/fake-model/replies.ts';
 import { runAgent, userTexts } from '../helpers/agent.ts';
-import { stagesFrom } from '../helpers/run-stage.ts';
+import { HARDENED_ONLY } from '../helpers/run-stage.ts';
 import { workdir } from '../helpers/workdir.ts';
 
 const PERMISSIONS = path.join('.geekagent', 'GeekAgent.json');
@@ -18,7 +18,7 @@ function writePermissions(cwd: string, text: string): void {
     fs.writeFileSync(path.join(cwd, PERMISSIONS), text);
 }
 
-for (const stage of stagesFrom('day08')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: 权限表 .geekagent/GeekAgent.json`, () => {
         test('文件不存在：写入默认权限表（root 为 ..，内置工具的默认策略）', async () => {
             const cwd = workdir();

@@ -6,10 +6,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, test } from 'node:test';
-import { STAGES } from '../../scripts/days.ts';
 import { call, text, tools, type FakeReply } from '../../scripts/fake-model/replies.ts';
 import { MCP_READY, runAgent } from '../helpers/agent.ts';
-import { REPO_ROOT, stagesFrom } from '../helpers/run-stage.ts';
+import { HARDENED_ONLY, REPO_ROOT } from '../helpers/run-stage.ts';
 import { workdir } from '../helpers/workdir.ts';
 
 // 攻击用的文字：OSC 52 写剪贴板、清屏、OSC 8 链接、隐藏文字、C1 的 CSI、DEL、用 \r 回到行首覆盖
@@ -23,23 +22,18 @@ const RAW_CONTROL = /\r(?!\n)|[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
 const shown = (text: string) => text.replace(new RegExp(RAW_CONTROL.source, 'g'),
     (c) => (c === '\r' ? '\\r' : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`));
 
-const later = (stage: string, first: string) => STAGES.indexOf(stage) >= STAGES.indexOf(first);
-
-for (const stage of stagesFrom('day01')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: 不可信文字里的控制字符显示为可见的转义`, () => {
-        // 管道里有没有 NO_COLOR 都不上色；两种设置轮流分给各阶段，免得每个阶段多跑一遍
-        const noColor = STAGES.indexOf(stage) % 2 ? '1' : undefined;
-        {
-            test(`模型正文和思考、服务商的错误${later(stage, 'day04') ? '、run_shell 确认提示、工具进度行' : ''}（NO_COLOR ${noColor ? '已设' : '未设'}）`, async () => {
+        // 管道里有没有 NO_COLOR 都不上色：两种设置各跑一遍
+        for (const noColor of [undefined, '1']) {
+            test(`模型正文和思考、服务商的错误、run_shell 确认提示、工具进度行（NO_COLOR ${noColor ? '已设' : '未设'}）`, async () => {
                 const cwd = workdir({ 'evil.txt': `文件内容${CLIPBOARD}\x1b[2J` });
-                const replies: FakeReply[] = [{ kind: 'text', text: ATTACK, reasoning: '思考\x1b[8m隐藏' }];
-                const input = ['你好'];
-                if (later(stage, 'day04')) {
-                    replies.push(tools(call('c1', 'run_shell', { command: FORGED })), tools(call('c2', 'read', { path: 'evil.txt' })), text('好'));
-                    input.push('跑个命令', 'y');
-                }
-                replies.push({ kind: 'http', status: 400, body: JSON.stringify({ error: { message: `坏请求${CLIPBOARD}` } }) });
-                input.push('再来');
+                const replies: FakeReply[] = [
+                    { kind: 'text', text: ATTACK, reasoning: '思考\x1b[8m隐藏' },
+                    tools(call('c1', 'run_shell', { command: FORGED })), tools(call('c2', 'read', { path: 'evil.txt' })), text('好'),
+                    { kind: 'http', status: 400, body: JSON.stringify({ error: { message: `坏请求${CLIPBOARD}` } }) },
+                ];
+                const input = ['你好', '跑个命令', 'y', '再来'];
                 const r = await runAgent(stage, { cwd, input, replies, env: { NO_COLOR: noColor } });
                 assert.equal(r.code, 0, r.stderr);
                 // 管道里没有颜色，所以输出里一个控制字符都不该有
@@ -47,18 +41,16 @@ for (const stage of stagesFrom('day01')) {
                 assert.ok(r.stdout.includes(shown(ATTACK)), r.stdout);
                 assert.ok(r.stdout.includes('思考\\x1b[8m隐藏'), r.stdout);
                 assert.ok(r.stderr.includes(`坏请求${shown(CLIPBOARD)}`), r.stderr);
-                if (later(stage, 'day04')) {
-                    // 确认提示里的命令原样可见（\r、\x1b[2K 没能把前半截抹掉），答 y 执行的正是看到的命令
-                    assert.ok(r.stdout.includes(`即将执行命令：${shown(FORGED)}\n`), r.stdout);
-                    assert.ok(fs.existsSync(path.join(cwd, 'pwned.txt')));
-                    assert.ok(r.stdout.includes(`文件内容${shown(CLIPBOARD)}\\x1b[2J`), r.stdout);
-                }
+                // 确认提示里的命令原样可见（\r、\x1b[2K 没能把前半截抹掉），答 y 执行的正是看到的命令
+                assert.ok(r.stdout.includes(`即将执行命令：${shown(FORGED)}\n`), r.stdout);
+                assert.ok(fs.existsSync(path.join(cwd, 'pwned.txt')));
+                assert.ok(r.stdout.includes(`文件内容${shown(CLIPBOARD)}\\x1b[2J`), r.stdout);
             });
         }
     });
 }
 
-for (const stage of stagesFrom('day15')) {
+for (const stage of HARDENED_ONLY) {
     test(`${stage}: MCP 服务器的 stderr、工具名、标题、结果和 /mcp 里的控制字符显示为可见的转义`, async () => {
         const cwd = workdir();
         const lib = pathToFileURL(path.join(REPO_ROOT, 'test', 'mcp', 'servers', 'lib.mjs')).href;

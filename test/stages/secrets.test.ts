@@ -10,7 +10,7 @@ import { describe, test } from 'node:test';
 import { call, text, tools } from '../../scripts/fake-model/replies.ts';
 import type { RecordedRequest } from '../../scripts/fake-model/server.ts';
 import { MCP_READY, runAgent } from '../helpers/agent.ts';
-import { stagesFrom } from '../helpers/run-stage.ts';
+import { HARDENED_ONLY } from '../helpers/run-stage.ts';
 import { workdir } from '../helpers/workdir.ts';
 import { leftovers, server } from '../mcp/util.ts';
 
@@ -73,7 +73,7 @@ const NOTES = [
     '私钥之后的正文',
 ].join('\n');
 
-for (const stage of stagesFrom('day08')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: 密钥不从旁门出去`, () => {
         test('read 的 offset 与分页、run_shell 的截断都在脱敏之后：模型收不到任何密钥的 12 个字符', async () => {
             // GH_PAT 跨过 read 的 2000 字符页边界
@@ -112,7 +112,7 @@ for (const stage of stagesFrom('day08')) {
     });
 }
 
-for (const stage of stagesFrom('day15')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: 知识库、fetch、MCP 里的密钥`, () => {
         test('知识块、网页、MCP 结果先脱敏再切，确认提示显示参数原文并说出其中的密钥；MCP 服务器不继承像密钥的变量', async () => {
             const mark = randomUUID();

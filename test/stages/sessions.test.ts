@@ -1,4 +1,4 @@
-// Day 6 的命名对话与存档：经真实入口验证跨进程保存、恢复、合并和坏文件保护。之后每个阶段都重跑这些测试。
+// Day 6 的命名对话与存档：经真实入口验证跨进程保存、恢复、合并和坏文件保护。只在加固版上跑（课由检查和 lessons.test.ts 测）。
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -6,7 +6,7 @@ import { describe, test } from 'node:test';
 import { text } from '../../scripts/fake-model/replies.ts';
 import type { RecordedRequest } from '../../scripts/fake-model/server.ts';
 import { runAgent, type AgentRun } from '../helpers/agent.ts';
-import { stagesFrom } from '../helpers/run-stage.ts';
+import { HARDENED_ONLY } from '../helpers/run-stage.ts';
 import { ownState, workdir } from '../helpers/workdir.ts';
 
 // 发给模型的对话（Day 11 起最前面多一条每次重建的 system 消息，这里去掉）
@@ -29,7 +29,7 @@ function writeArchive(cwd: string, text: string): void {
     ownState(cwd, '.geekagent/sessions.json');   // 这份存档算这个用户的 Agent 写的
 }
 
-for (const stage of stagesFrom('day08')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: 命名对话与存档`, () => {
         test('重启后恢复：/new、对话、/save、退出；新进程 /load、/open 后请求带着之前的消息', async () => {
             const cwd = workdir();

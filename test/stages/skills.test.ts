@@ -1,5 +1,5 @@
 // Day 11 的技能：/skills、/use、/unuse；白名单决定发给模型的工具列表，执行时也强制检查（D7）；
-// code-review 自带的 git_diff。经真实入口、管道输入、假 OpenAI 服务验证；之后每个阶段都重跑。
+// code-review 自带的 git_diff。经真实入口、管道输入、假 OpenAI 服务验证；只在加固版上跑。
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { call, text, tools } from '../../scripts/fake-model/replies.ts';
 import { runAgent, toolResults } from '../helpers/agent.ts';
-import { REPO_ROOT, stagesFrom } from '../helpers/run-stage.ts';
+import { HARDENED_ONLY, REPO_ROOT } from '../helpers/run-stage.ts';
 import { workdir } from '../helpers/workdir.ts';
 
 const toolNames = (body: any): string[] => (body.tools ?? []).map((t: any) => t.function.name).sort();
@@ -27,7 +27,7 @@ function gitRepo(): string {
     return dir;
 }
 
-for (const stage of stagesFrom('day11')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: 技能`, () => {
         test('/skills 列出两个自带技能；/use 的用法与未知技能', async () => {
             const r = await runAgent(stage, { cwd: workdir(), input: ['/skills', '/use', '/use nope', '/use explore', '/skills'], env: gitCeiling(workdir()) });

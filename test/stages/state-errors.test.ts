@@ -6,12 +6,11 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { text } from '../../scripts/fake-model/replies.ts';
 import { runAgent, type AgentRun } from '../helpers/agent.ts';
-import { stagesFrom } from '../helpers/run-stage.ts';
+import { HARDENED_ONLY } from '../helpers/run-stage.ts';
 import { workdir } from '../helpers/workdir.ts';
 
 interface BrokenFile {
     name: string;
-    from: string;                   // 从哪个阶段起有这个文件
     file: string;                   // 相对工作目录；inHome 时相对 HOME
     inHome?: boolean;
     content: string;
@@ -25,37 +24,37 @@ interface BrokenFile {
 // 每个文件一种常见的写坏法，几种原因都走到（Node 20 对「Unexpected token」不给位置，记忆那一例靠自己找）
 const CASES: BrokenFile[] = [
     {
-        name: 'sessions.json（/load、/save、退出时的保存）', from: 'day08', file: '.geekagent/sessions.json',
+        name: 'sessions.json（/load、/save、退出时的保存）', file: '.geekagent/sessions.json',
         content: '{\n  "current": "work",\n  "sessions": {\n    "work": [{ "role": "user", "content": "半截',
         where: '4:46', reason: '字符串缺右引号', input: ['/load', '/save', '你好'], exitCode: 0, label: '没有载入存档：',
     },
     {
-        name: 'GeekAgent.json', from: 'day08', file: '.geekagent/GeekAgent.json',
+        name: 'GeekAgent.json', file: '.geekagent/GeekAgent.json',
         content: '{\n  "root": "..",\n  "tools": { "read": "allow", }\n}\n',
         where: '3:31', reason: '最后一项后面多了逗号', input: ['你好'], exitCode: 1, label: '读取 .geekagent/GeekAgent.json 失败：',
     },
     {
-        name: '主目录里的 trusted-folders.json', from: 'day08', file: '.geekagent/trusted-folders.json', inHome: true,
+        name: '主目录里的 trusted-folders.json', file: '.geekagent/trusted-folders.json', inHome: true,
         content: '{ 坏掉的 JSON', where: '1:3', reason: '这里应该是用双引号括起来的键名', input: ['y', '你好'], exitCode: 0,
         label: '这次的回答不会被记住\n',
     },
     {
-        name: 'undo.json', from: 'day08', file: '.geekagent/undo.json',
+        name: 'undo.json', file: '.geekagent/undo.json',
         content: '{\n  "path": "a.txt"\n  "content": null\n}\n',
         where: '3:3', reason: '两项之间少了逗号，或者括号没配对', input: ['/undo', '你好'], exitCode: 0, label: '撤销失败：读取撤销记录失败：',
     },
     {
-        name: 'memory.json', from: 'day11', file: '.geekagent/memory.json',
+        name: 'memory.json', file: '.geekagent/memory.json',
         content: '[\n  "部署用 k8s",\n  \'测试用 node\'\n]\n',
         where: '3:3', reason: '字符串要用双引号，不能用单引号', input: ['你好'], exitCode: 1, label: '读取长期记忆失败：',
     },
     {
-        name: 'rag/index.json', from: 'day15', file: '.geekagent/rag/index.json',
+        name: 'rag/index.json', file: '.geekagent/rag/index.json',
         content: '{"docs": [', where: '1:11', reason: '没写完就结束了，可能少了右括号 } 或 ]', input: ['/rag'], exitCode: 1,
         label: '读取知识库失败：',
     },
     {
-        name: 'mcp.json', from: 'day15', file: '.geekagent/mcp.json',
+        name: 'mcp.json', file: '.geekagent/mcp.json',
         content: '{ "mcpServers": {} }\n}\n', where: '2:1', reason: 'JSON 已经完整结束，后面还有多余的内容', input: ['你好'], exitCode: 0,
         label: '读取 MCP 配置失败：',
     },
@@ -74,7 +73,7 @@ function assertExplained(r: AgentRun, c: BrokenFile, shownPath: string): void {
 }
 
 for (const c of CASES) {
-    for (const stage of stagesFrom(c.from)) {
+    for (const stage of HARDENED_ONLY) {
         describe(`${stage}: 改坏了的 ${c.name}`, () => {
             test('说出 文件:行:列、中文原因和提示；文件逐字节不变；运行或退出和平常一样', async () => {
                 // 信任记录只在有设置要信任时才读：让这个文件夹放行 run_shell
@@ -98,8 +97,8 @@ for (const c of CASES) {
     }
 }
 
-// 存档坏了时 /save 和退出时的保存也都说清位置（不只是 /load）；之后每个阶段都有
-for (const stage of stagesFrom('day08')) {
+// 存档坏了时 /save 和退出时的保存也都说清位置（不只是 /load）
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: 改坏了的 sessions.json 与保存`, () => {
         test('/save 和退出各报一次 文件:行:列，不覆盖；这次的对话另存', async () => {
             const content = '{"current": "work", "sessions": {"work": [],}}';

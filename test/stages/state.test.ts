@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { call, text, tools } from '../../scripts/fake-model/replies.ts';
 import { startFakeOpenAI, type RecordedRequest } from '../../scripts/fake-model/server.ts';
 import { runAgent } from '../helpers/agent.ts';
-import { stagesFrom } from '../helpers/run-stage.ts';
+import { HARDENED_ONLY } from '../helpers/run-stage.ts';
 import { noTmux, Terminal } from '../helpers/terminal.ts';
 import { ownState, workdir } from '../helpers/workdir.ts';
 
@@ -37,7 +37,7 @@ function crashOnSecondRequest(cwd: string): string {
 const readJson = (cwd: string, rel: string) => JSON.parse(fs.readFileSync(path.join(cwd, rel), 'utf8'));
 const SESSIONS = '.geekagent/sessions.json';
 
-for (const stage of stagesFrom('day08')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: 状态不丢`, () => {
         test('类型不对的消息 /load 时修好，下一轮请求合法；坏的 undo.json 只让 /undo 报错', async () => {
             const stored = [
@@ -128,7 +128,7 @@ for (const stage of stagesFrom('day08')) {
     });
 }
 
-for (const stage of stagesFrom('day15')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: 知识库存档与跨站重定向`, () => {
         let home: http.Server;
         let away: http.Server;

@@ -8,7 +8,7 @@ import { call, text, tools } from '../../scripts/fake-model/replies.ts';
 import { startFakeOpenAI } from '../../scripts/fake-model/server.ts';
 import { MCP_READY, runAgent, toolResults, type AgentRun } from '../helpers/agent.ts';
 import { assertNoRejections } from '../helpers/fixtures.ts';
-import { REPO_ROOT, stagesFrom, startStage } from '../helpers/run-stage.ts';
+import { HARDENED_ONLY, REPO_ROOT, startStage } from '../helpers/run-stage.ts';
 import { noTmux, Terminal } from '../helpers/terminal.ts';
 import { waitUntil } from '../helpers/wait.ts';
 import { workdir } from '../helpers/workdir.ts';
@@ -24,7 +24,7 @@ function writeConfig(cwd: string, file: string, data: object): void {
     fs.writeFileSync(path.join(cwd, '.geekagent', file), JSON.stringify(data, null, 2));
 }
 
-for (const stage of stagesFrom('day08')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: 文件夹信任`, () => {
         test('克隆来的仓库把根目录设到外面、放行 run_shell：先问一次；管道里答 n 只用安全的设置（deny 照常），不记下；' +
             '设置一变再问，答 y 才生效并记住（经符号链接进来也认得）', async () => {
@@ -138,9 +138,7 @@ for (const stage of stagesFrom('day08')) {
             const cwd = workdir({ 'note.txt': 'NOTE-BODY' });
             const home = workdir();
             // 这些工具默认都是 allow；把它们写成 allow 不需要信任
-            const names = ['read', 'ls', 'glob', 'get_current_time'];
-            if (stage !== 'day08') names.push('memory_write');
-            if (stage === 'day15') names.push('search');
+            const names = ['read', 'ls', 'glob', 'get_current_time', 'memory_write', 'search'];
             const args: Record<string, object> = { read: { path: 'note.txt' }, glob: { pattern: '*' } };
             writeConfig(cwd, 'GeekAgent.json', { root: '..', tools: { ...Object.fromEntries(names.map((n) => [n, 'allow'])), '*': 'deny' } });
             // 后面排着 y：如果真的弹出了确认，y 会同意执行，测试就能发现
@@ -175,7 +173,7 @@ for (const stage of stagesFrom('day08')) {
     });
 }
 
-for (const stage of stagesFrom('day15')) {
+for (const stage of HARDENED_ONLY) {
     const DEMO = path.join(REPO_ROOT, stage, 'demo-server.mjs');
 
     describe(`${stage}: 项目的 MCP 服务器要先信任`, () => {
@@ -218,7 +216,7 @@ for (const stage of stagesFrom('day15')) {
 
 // 全屏界面（stdin、stdout 都是终端）里，信任问题走的是全屏界面自己的 [y/N] 确认
 describe('全屏界面里的信任问题', { skip: noTmux }, () => {
-    for (const stage of stagesFrom('day08')) {
+    for (const stage of HARDENED_ONLY) {
         test(`${stage}：问题列出要放行的工具，输入行变成 [y/N]；答 y 之后 run_shell 不再询问，回答记进 HOME`, async () => {
             const cwd = workdir();
             const home = workdir();

@@ -4,7 +4,7 @@
 // - 冻着时打 y、放行要执行命令的回复：两样同时摆在醒来的 Agent 面前；
 // - 问题写出之后、[y/N] 写出之前冻住它再打 y。机器太忙、冻住时 [y/N] 已经出来了，这一次就测不到（跳过）；
 //   只有放行回复后不到 450 ms 就有了 [y/N] 才算失败——那说明 Agent 根本没有等够，多忙的机器也不会让它早写。
-// 行模式从 day04 起，全屏界面从 day08 起。没有 tmux 时跳过。
+// 行模式和全屏界面都测。没有 tmux 时跳过。
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,7 +13,7 @@ import { call, text } from '../../scripts/fake-model/replies.ts';
 import { startFakeOpenAI } from '../../scripts/fake-model/server.ts';
 import { toolMessages, userTexts } from '../helpers/agent.ts';
 import { assertNoRejections } from '../helpers/fixtures.ts';
-import { stagesFrom } from '../helpers/run-stage.ts';
+import { HARDENED_ONLY } from '../helpers/run-stage.ts';
 import { noTmux, Terminal } from '../helpers/terminal.ts';
 import { DEADLINE_MS } from '../../scripts/check/spawn.ts';
 import { sleep, waitUntil } from '../helpers/wait.ts';
@@ -38,8 +38,8 @@ const flushed = async () => {
 };
 
 describe('终端里：回答只认 [y/N] 出现之后打的一行', { skip: noTmux }, () => {
-    for (const stage of stagesFrom('day04')) {
-        for (const fullScreen of stage === 'day04' ? [false] : [false, true]) {
+    for (const stage of HARDENED_ONLY) {
+        for (const fullScreen of [false, true]) {
             const mode = fullScreen ? '全屏界面' : '行模式';
             test(`${stage} ${mode}：Agent 冻住时打的 y 和要执行命令的回复同时到，y 排队、显示出来，之后空回车就是拒绝`, async () => {
                 let release = () => {};
@@ -51,8 +51,8 @@ describe('终端里：回答只认 [y/N] 出现之后打的一行', { skip: noTm
                         text('收到排队的 y'),
                     ],
                 });
-                // day04 的 stdout 本来就是终端；之后的阶段 stdout 接 cat 才是行模式，都接终端就是全屏界面
-                const term = new Terminal(stage, { cols: 140, rows: 40, lineMode: !fullScreen && stage !== 'day04', env: { OPENAI_BASE_URL: fake.url } });
+                // stdout 接 cat 是行模式，都接终端就是全屏界面
+                const term = new Terminal(stage, { cols: 140, rows: 40, lineMode: !fullScreen, env: { OPENAI_BASE_URL: fake.url } });
                 try {
                     await term.shows('GeekAgent');
                     term.enter('开始');

@@ -1,11 +1,11 @@
-// Day 8 的 /undo：经真实入口验证撤销新建、覆盖和 patch，撤销记录在磁盘上、重启后仍然有效。之后每个阶段都重跑这些测试。
+// Day 8 的 /undo：经真实入口验证撤销新建、覆盖和 patch，撤销记录在磁盘上、重启后仍然有效。只在加固版上跑（课由检查和 lessons.test.ts 测）。
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { call, text, tools } from '../../scripts/fake-model/replies.ts';
 import { runAgent, toolMessages, type AgentRun } from '../helpers/agent.ts';
-import { stagesFrom } from '../helpers/run-stage.ts';
+import { HARDENED_ONLY } from '../helpers/run-stage.ts';
 import { ownState, workdir } from '../helpers/workdir.ts';
 
 const undoFile = (cwd: string) => path.join(cwd, '.geekagent', 'undo.json');
@@ -13,7 +13,7 @@ const write = (id: string, file: string, content: string) => tools(call(id, 'wri
 /** 这次运行里全部工具结果的文字。 */
 const results = (r: AgentRun): string[] => r.requests.flatMap((q) => toolMessages(q.body).map((m) => m.content));
 
-for (const stage of stagesFrom('day08')) {
+for (const stage of HARDENED_ONLY) {
     describe(`${stage}: /undo`, () => {
         test('同一进程里：撤销新建（文件被删除）、撤销覆盖（旧内容恢复）；没有记录时提示', async () => {
             const cwd = workdir({ 'old.txt': 'original\n' });

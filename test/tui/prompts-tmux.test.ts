@@ -9,7 +9,7 @@ import { describe, test } from 'node:test';
 import { call, text, tools } from '../../scripts/fake-model/replies.ts';
 import { startFakeOpenAI } from '../../scripts/fake-model/server.ts';
 import { assertNoRejections } from '../helpers/fixtures.ts';
-import { stagesFrom } from '../helpers/run-stage.ts';
+import { HARDENED_ONLY } from '../helpers/run-stage.ts';
 import { noTmux, Terminal } from '../helpers/terminal.ts';
 
 const FIRST = 'touch FIRST\u202e-LINE-RAN';
@@ -20,7 +20,7 @@ const OPENAI_KEY = 'sk-test-key-123456';   // 测试环境里 OPENAI_API_KEY 的
 const SIZE = `全文共 1101 行 / ${`即将执行命令：${LONG_COMMAND}`.length} 字符`;
 
 describe('全屏界面里的长命令', { skip: noTmux }, () => {
-    for (const stage of stagesFrom('day08')) {
+    for (const stage of HARDENED_ONLY) {
         test(`${stage}：问题钉在 [y/N] 上面，第一行、大小、最后一行一直看得到；d 翻出全文，答 n 不执行`, async () => {
             const fake = await startFakeOpenAI({
                 replies: [tools(call('s', 'run_shell', { command: LONG_COMMAND })), text('那就不跑了')],

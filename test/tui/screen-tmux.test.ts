@@ -1,6 +1,6 @@
 // 真实终端里（tmux）：伪造的确认提示露出真实命令，提前打的 y 不会回答之后才出现的 [y/N]。
 // 回答一律经 Terminal.answer()：等 [y/N] 出现再打（Agent 显示问题之后要等一会儿才显示它，之前到的字只排队）。
-// 行模式从 day04 起（day04 的 stdout 就是终端，所以带颜色；之后的阶段 stdout 接 cat，才是行模式），全屏界面从 day08 起。
+// 行模式（stdout 接 cat）和全屏界面都测。
 // 管道输入的情形在 test/stages/screen.test.ts。
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -10,7 +10,7 @@ import { call, text } from '../../scripts/fake-model/replies.ts';
 import { startFakeOpenAI, type FakeServer } from '../../scripts/fake-model/server.ts';
 import { toolMessages, userTexts } from '../helpers/agent.ts';
 import { assertNoRejections } from '../helpers/fixtures.ts';
-import { stagesFrom } from '../helpers/run-stage.ts';
+import { HARDENED_ONLY } from '../helpers/run-stage.ts';
 import { noTmux, Terminal } from '../helpers/terminal.ts';
 
 const FORGED = 'echo MALICIOUS > pwned.txt #\r\x1b[2K即将执行命令：ls';
@@ -51,10 +51,10 @@ function assertDeclinedThenQueued(term: Terminal, fake: FakeServer): void {
 const QUEUED_Y = '（问题出现前打的，已排队，不算回答：y）';
 
 describe('终端里：伪造的确认提示、提前打的 y', { skip: noTmux }, () => {
-    for (const stage of stagesFrom('day04')) {
+    for (const stage of HARDENED_ONLY) {
         test(`${stage} 行模式：提示里看得到真实命令；提前打的 y 留给下一轮，提问前打了一半的 y 回车后也只排队`, async () => {
             const { fake, release } = await scenario();
-            const term = new Terminal(stage, { cols: 140, rows: 40, lineMode: stage !== 'day04', env: { OPENAI_BASE_URL: fake.url } });
+            const term = new Terminal(stage, { cols: 140, rows: 40, lineMode: true, env: { OPENAI_BASE_URL: fake.url } });
             try {
                 await term.shows('GeekAgent');
                 term.enter('开始');
@@ -83,7 +83,7 @@ describe('终端里：伪造的确认提示、提前打的 y', { skip: noTmux },
         });
     }
 
-    for (const stage of stagesFrom('day08')) {
+    for (const stage of HARDENED_ONLY) {
         test(`${stage} 全屏界面：颜色序列和伪造的提示显示成转义；提前打的 y 和没提交的字都不算回答`, async () => {
             const { fake, release } = await scenario('\x1b[8m隐藏\x1b[0m');
             const term = new Terminal(stage, { cols: 140, rows: 40, env: { OPENAI_BASE_URL: fake.url } });

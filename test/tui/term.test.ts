@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
     KeyDecoder, displayWidth, padToWidth, truncateToWidth, wrapText, type Key,
-} from '../../day08/term.ts';
+} from '../../hardened/term.ts';
 
 const names = (keys: Key[]) => keys.map((k) => (k.type === 'key' ? k.name : `${k.type}:${k.text}`));
 

@@ -1,4 +1,4 @@
-// 全屏界面的端到端测试：在 tmux 开的真实终端里运行各阶段的真实入口，连假 OpenAI 服务，
+// 全屏界面的端到端测试：在 tmux 开的真实终端里运行加固版的真实入口，连假 OpenAI 服务，
 // 用 send-keys 打字、按键，用 capture-pane 读屏幕（纯文字，没有颜色）。
 // 单元测试只能证明 renderFrame 算得对；这里看的是终端真正画出来的样子：宽字符对齐、备用屏幕、光标、恢复终端。
 // 所有等待都是“轮询到条件成立或超时”，不用固定的 sleep；超时报错会带上当时的整屏内容。
@@ -10,7 +10,7 @@ import { call, text, tools, type Usage } from '../../scripts/fake-model/replies.
 import { startFakeOpenAI, type FakeServer } from '../../scripts/fake-model/server.ts';
 import { userTexts } from '../helpers/agent.ts';
 import { assertNoRejections } from '../helpers/fixtures.ts';
-import { stagesFrom } from '../helpers/run-stage.ts';
+import { HARDENED_ONLY } from '../helpers/run-stage.ts';
 import { noTmux, Terminal, tmux } from '../helpers/terminal.ts';
 
 const PANEL_WIDTH = 28;   // 规格：面板 28 列，比 60 列窄时隐藏
@@ -97,7 +97,7 @@ function assertRestored(term: FullScreen, screen: string[], marker = true): void
 }
 
 describe('tmux 里的全屏界面', { skip: noTmux }, () => {
-    for (const stage of stagesFrom('day08')) {
+    for (const stage of HARDENED_ONLY) {
         describe(stage, () => {
             let fake: FakeServer;
             const terms: FullScreen[] = [];
@@ -124,7 +124,7 @@ describe('tmux 里的全屏界面', { skip: noTmux }, () => {
                     && s.join('\n').includes('64000') && term.logText(s).includes('/help'));
                 assert.equal(term.info('#{alternate_on}'), '1', '全屏界面应当在备用屏幕里');
                 assert.equal(term.info('#{mouse_sgr_flag}'), '1', '应当打开 SGR 鼠标上报');
-                assert.match(term.logText(screen), /GeekAgent Day/);
+                assert.match(term.logText(screen), /GeekAgent — 加固版/);
                 assert.match(term.panel(screen).join('\n'), /\n\d+ \/ 64000 tokens\n已用 1%/);
                 const contextTokens = (s: string[]) => Number(/(\d+) \/ 64000 tokens/.exec(term.panel(s).join('\n'))?.[1]);
                 const contextAtStart = contextTokens(screen);

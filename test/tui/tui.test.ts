@@ -1,13 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PassThrough, Writable } from 'node:stream';
-import { applyKey } from '../../day08/editor.ts';
-import { isYes } from '../../day08/input.ts';
-import { LOG_LIMIT, type Log } from '../../day08/log.ts';
-import { cursorPosition, renderFrame } from '../../day08/render.ts';
-import { displayWidth, truncateToWidth, type Key } from '../../day08/term.ts';
-import { Tui } from '../../day08/tui.ts';
-import { createState, scrollLog, type TuiState } from '../../day08/view.ts';
+import { applyKey } from '../../hardened/editor.ts';
+import { isYes } from '../../hardened/input.ts';
+import { LOG_LIMIT, type Log } from '../../hardened/log.ts';
+import { cursorPosition, renderFrame } from '../../hardened/render.ts';
+import { displayWidth, truncateToWidth, type Key } from '../../hardened/term.ts';
+import { Tui } from '../../hardened/tui.ts';
+import { createState, scrollLog, type TuiState } from '../../hardened/view.ts';
 
 // renderFrame 只输出颜色序列
 const plain = (lines: string[]) => lines.map((l) => l.replace(/\x1b\[[0-9;]*m/g, ''));

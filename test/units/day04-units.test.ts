@@ -1,11 +1,11 @@
-// Day 4 的模块单元测试：glob 匹配器、diff 与 patch 规则、shell 执行、read 分段。之后每个阶段都重跑。
-// 各阶段的模块按文件路径动态导入；registerShellTools / registerFileTools 把工具注册进该阶段自己的 tools.ts 实例。
+// Day 4 的模块单元测试：glob 匹配器、diff 与 patch 规则、shell 执行、read 分段。只在加固版上跑。
+// 加固版的模块按文件路径动态导入；registerShellTools / registerFileTools 把工具注册进它自己的 tools.ts 实例。
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { REPO_ROOT, stagesFrom } from '../helpers/run-stage.ts';
+import { HARDENED_ONLY, REPO_ROOT } from '../helpers/run-stage.ts';
 import { sleepCommand, waitUntil } from '../helpers/wait.ts';
 import { workdir } from '../helpers/workdir.ts';
 
@@ -17,7 +17,7 @@ function writeTree(root: string, files: string[]): void {
     }
 }
 
-for (const stage of stagesFrom('day04')) {
+for (const stage of HARDENED_ONLY) {
     const load = (file: string) => import(pathToFileURL(path.join(REPO_ROOT, stage, file)).href);
 
     describe(`${stage}: glob 匹配器`, async () => {
