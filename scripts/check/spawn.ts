@@ -50,9 +50,15 @@ export interface Spawner {
     minQuietMs?: number;
 }
 
+/** 按键的地方：往输入里写，和到现在为止来了几块输出（看 Agent 回显了没有）。 */
+export interface Keys {
+    write(data: string): void;
+    outputs(): number;
+}
+
 /** 管道和伪终端不同的只有这几样：回车是什么、怎样结束输入、Agent 是哪个进程、怎样连同它起的一切杀掉。 */
 export interface Wiring {
-    enter(write: (data: string) => void, line: string): Promise<void>;   // 打一行再按回车
+    enter(io: Keys, line: string): Promise<void>;   // 打一行再按回车
     end(child: ChildProcess): void;
     agentPid(child: ChildProcess): number | undefined;
     kill(child: ChildProcess): void;
@@ -72,14 +78,12 @@ export function attach(child: ChildProcess, timeoutMs: number | undefined, wirin
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     const listeners: Array<() => void> = [];
-    child.stdout!.on('data', (chunk: Buffer) => {
-        out.push(chunk);
+    const heard = (to: Buffer[]) => (chunk: Buffer) => {
+        to.push(chunk);
         for (const listener of listeners) listener();
-    });
-    child.stderr!.on('data', (chunk: Buffer) => {
-        err.push(chunk);
-        for (const listener of listeners) listener();
-    });
+    };
+    child.stdout!.on('data', heard(out));
+    child.stderr!.on('data', heard(err));
     // 提前退出的 Agent 不读 stdin：EPIPE 不算出错
     child.stdin!.on('error', () => {});
     const write = (data: string) => {
@@ -108,7 +112,7 @@ export function attach(child: ChildProcess, timeoutMs: number | undefined, wirin
         stderr: () => text(err),
         onOutput: (listener) => void listeners.push(listener),
         write,
-        typeLine: (line) => wiring.enter(write, line),
+        typeLine: (line) => wiring.enter({ write, outputs: () => out.length + err.length }, line),
         end: () => wiring.end(child),
         exited,
         closed,
@@ -118,7 +122,7 @@ export function attach(child: ChildProcess, timeoutMs: number | undefined, wirin
 }
 
 const PIPE_WIRING: Wiring = {
-    enter: async (write, line) => write(`${line}\n`),
+    enter: async (io, line) => io.write(`${line}\n`),
     end: (child) => child.stdin!.end(),
     agentPid: (child) => child.pid,
     kill: killGroup,

@@ -1,6 +1,6 @@
 // 在伪终端里跑学习者的 Agent（npm run check 的 --tty）：从第 7 天起，原教程的 Agent 只在终端里跑，stdin、stdout 不是终端就退出。
 // 不加依赖：Linux 上用 util-linux 的 script（script -qfec 命令 /dev/null）开一个伪终端，命令先用 stty 定好行列再 exec 进 Agent。
-// 收输出、期限、写输入都和管道一样（spawn.ts 的 attach）；这里只有伪终端自己的几样：回车是 \r（字和回车分两次按，像人一样），
+// 收输出、期限、写输入都和管道一样（spawn.ts 的 attach）；这里只有伪终端自己的几样：回车是 \r（字回显了再按回车，像人一样），
 // 输入结束是 Ctrl+D，Agent 是 script 下面的那个进程，杀的时候按它的会话找（它起的进程可能另开了进程组）。
 // 像人一样打字由 typist.ts 做；这里的 minQuietMs 让它在输出静了至少 1 秒（比章节里教的任何「等一会儿再刷新」都长）才打下一行。
 // 全屏界面会重画，屏幕上的长文字不可靠：stdout() 是去掉控制序列的文字，只用来找短标记；Agent 的 stderr 也写在这个终端上，在 stdout() 里。
@@ -12,8 +12,11 @@ import { attach, type Spawner, type StartOptions, type Wiring } from './spawn.ts
 
 const ROWS = 40;
 const COLS = 120;
-/** 字打完之后隔一会儿再按回车：逐键读输入的界面库把一次读到的「字+回车」当成粘贴进来的一段文字，不当回车。 */
-const ENTER_AFTER_MS = 50;
+/**
+ * 字打完、Agent 回显了（它读到了这些字）再按回车：逐键读输入的界面库把一次读到的「字+回车」当成粘贴进来的一段文字，不当回车。
+ * 不回显的 Agent 最多等这么久。
+ */
+const ECHO_MS = 500;
 
 /** 这台机器上用不了 --tty 时说明原因（中文，给学习者看）；用得了是 null。 */
 export function ttyUnsupported(): string | null {
@@ -29,6 +32,7 @@ export function ttyUnsupported(): string | null {
 }
 
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** 去掉控制序列和回车，留下能找标记的文字（全屏界面的屏幕内容不可靠，只用来找短标记）。 */
 export function plainText(output: string): string {
@@ -66,12 +70,13 @@ function ttyWiring(): Wiring {
         return agent;
     };
     return {
-        async enter(write, line) {
+        async enter(io, line) {
             if (line) {
-                write(line);
-                await new Promise((resolve) => setTimeout(resolve, ENTER_AFTER_MS));
+                const before = io.outputs();
+                io.write(line);
+                for (const start = Date.now(); io.outputs() === before && Date.now() - start < ECHO_MS;) await sleep(10);
             }
-            write('\r');
+            io.write('\r');
         },
         end: (child) => void child.stdin!.write('\x04'),
         // 还没找到时给 script 自己：Agent 是它的子进程，typist.ts 看见有子进程在跑，就不会以为 Agent 在等输入
