@@ -8,7 +8,7 @@
 // 限制：只支持 Linux（要读 /proc 找出整个会话的进程、结束时一个不留）；macOS 的 BSD script 参数不同（没有 -c、-e），这里没有实现。
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import { attach, type Spawner, type StartOptions, type Wiring } from './spawn.ts';
+import { attach, type AgentProcess, type Spawner, type StartOptions, type Wiring } from './spawn.ts';
 
 const ROWS = 40;
 const COLS = 120;
@@ -78,7 +78,9 @@ function ttyWiring(): Wiring {
             }
             io.write('\r');
         },
-        end: (child) => void child.stdin!.write('\x04'),
+        end(child) {
+            if (child.stdin!.writable) child.stdin!.write('\x04');   // 行首的 Ctrl+D：输入结束
+        },
         // 还没找到时给 script 自己：Agent 是它的子进程，typist.ts 看见有子进程在跑，就不会以为 Agent 在等输入
         agentPid: (child) => find(child) ?? child.pid,
         // 整个会话一个不留：script、Agent、Agent 起的每个进程（包括自己另开进程组的）
@@ -109,7 +111,7 @@ function ttyWiring(): Wiring {
     };
 }
 
-function startTty(command: string[], opts: StartOptions): ReturnType<Spawner['start']> {
+function startTty(command: string[], opts: StartOptions): AgentProcess {
     const shell = `stty rows ${ROWS} cols ${COLS}; exec ${command.map(quote).join(' ')}`;
     const child = spawn('script', ['-qfec', shell, '/dev/null'], {
         cwd: opts.cwd,
