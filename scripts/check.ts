@@ -2,22 +2,22 @@
 // 用黑盒检查跑学习者自己写的 Agent（文件夹/index.ts）：第 1 天到第 N 天（或只第 N 天）每个想法一项，✔ / ✘（选做的前面加 ☆）。
 // 文件夹缺省是本仓库里含第 N 天的阶段。--init：把第 N 天之前的阶段复制进文件夹，作为自己写第 N 天的起点。
 // 有 ✘ 时，完整的运行记录写进 <文件夹>/.check/last-run.log（--verbose 同时打印出来）。
-// --tty：在伪终端里跑（只肯在终端里跑的 Agent，比如原教程第 7 天起的全屏界面）；--quiet：输出静了多久才算 Agent 在等输入（缺省 200 毫秒）。
+// --tty：在伪终端里跑（只肯在终端里跑的 Agent，比如原教程第 7 天起的全屏界面，见 check/tty.ts）；
+// --quiet：输出静了多久才算 Agent 在等输入（缺省 200 毫秒；--tty 时至少 1 秒）。
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { formatResult, summary } from './check/format.ts';
 import { initFolder } from './check/init.ts';
 import { exitCode, runChecks } from './check/report.ts';
 import { runLog } from './check/runlog.ts';
-import type { Spawner } from './check/spawn.ts';
+import { TTY, ttyUnsupported } from './check/tty.ts';
 import { STAGE_DAYS } from './days.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // 文件夹相对于敲命令的目录：npm run 把 cwd 换成了仓库根目录，原来的在 INIT_CWD 里
 const HERE = process.env.INIT_CWD ?? process.cwd();
 const USAGE = '用法：npm run check -- <天 1–15> [文件夹] [--only N] [--init] [--verbose] [--tty] [--quiet 毫秒]\n例如：npm run check -- 4 my-day04';
-const TTY_MODULE = path.join(ROOT, 'scripts', 'check', 'tty.ts');
 
 /** 本仓库里含第 day 天的阶段。 */
 const stageFor = (day: number): string => Object.keys(STAGE_DAYS).find((stage) => STAGE_DAYS[stage].includes(day))!;
@@ -25,12 +25,6 @@ const stageFor = (day: number): string => Object.keys(STAGE_DAYS).find((stage) =
 function fail(message: string): never {
     console.error(message);
     process.exit(2);
-}
-
-/** --tty 的启动方式：scripts/check/tty.ts 导出的 TTY（一个 Spawner，见 check/spawn.ts）。 */
-async function ttySpawner(): Promise<Spawner> {
-    if (!fs.existsSync(TTY_MODULE)) fail('这份检查程序还不能在伪终端里跑（没有 scripts/check/tty.ts）。');
-    return ((await import(pathToFileURL(TTY_MODULE).href)) as { TTY: Spawner }).TTY;
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -58,7 +52,9 @@ async function main(argv: string[]): Promise<number> {
     }
     const entry = path.join(folder, 'index.ts');
     if (!fs.existsSync(entry)) fail(`找不到 ${entry}：检查从文件夹里的 index.ts 启动你的 Agent（新起一个文件夹：npm run check -- ${day} <文件夹> --init）`);
-    const spawner = flags.tty ? await ttySpawner() : undefined;
+    const unsupported = flags.tty ? ttyUnsupported() : null;
+    if (unsupported) fail(unsupported);
+    const spawner = flags.tty ? TTY : undefined;
 
     const days = flags.only !== undefined ? [flags.only] : Array.from({ length: day }, (_, i) => i + 1);
     console.log(`检查 ${path.relative(HERE, entry)}：${days.length === 1 ? `第 ${days[0]} 天` : `第 1–${day} 天`}${spawner ? `（在伪终端里跑）` : ''}\n`);

@@ -2,7 +2,7 @@
 // 只肯在终端里跑、两轮对话交叠、新工具被默认的权限规则拒绝、假模型回了 400、检查等不到 Agent 空下来。
 // 认出来的原因替代这一项的提示（那些提示多半和它无关）；同一个原因解释好几项 ✘ 时只完整地说一次（format.ts）。
 import type { LearnerRun } from './harness.ts';
-import { clip, contentOf, messagesOf } from './look.ts';
+import { clip, contentOf, errorOutput, messagesOf } from './look.ts';
 import { FORCE_MS } from './typist.ts';
 
 export interface Diagnosis {
@@ -15,20 +15,24 @@ export interface Diagnosis {
 
 const CONTRACT = 'README.md#自己写';
 
-/** stderr 里最要紧的几行：有「…Error: …」那一行就取它前后几行（崩溃的原因在这里，后面的调用栈不要紧），否则取最后几行。 */
+/**
+ * stderr 里最要紧的几行，前面标着「stderr：」（伪终端里是「终端上：」，见 look.ts 的 errorOutput）：
+ * 有「…Error: …」那一行就取它前后几行（崩溃的原因在这里，后面的调用栈不要紧），否则取最后几行。
+ */
 export function stderrExcerpt(run: LearnerRun): string {
-    const lines = run.stderr.trimEnd().split('\n');
+    const { label, text: all } = errorOutput(run);
+    const lines = all.trimEnd().split('\n');
     const at = lines.findIndex((l) => /^\w*(Error|Exception)\b.*?:|^\w*Error \[/.test(l.trim()));
     const picked = at >= 0 ? lines.slice(Math.max(0, at - 3), at + 4) : lines.slice(-8);
     const text = picked.join('\n');
-    return text.trim() ? clip(text, 800) : '（stderr 是空的）';
+    return `${label}：\n${text.trim() ? clip(text, 800) : '（是空的）'}`;
 }
 
 const exitWords = (run: LearnerRun) => (run.code === null ? '被信号结束' : `退出码 ${run.code}`);
 
 function terminalOnly(run: LearnerRun): Diagnosis | undefined {
     const said = `${run.stdout}\n${run.stderr}`;
-    if (run.timedOut || run.typed.length > 1 || run.requests.length > 0 || !/TTY|终端|terminal/i.test(said)) return undefined;
+    if (run.terminal || run.timedOut || run.typed.length > 1 || run.requests.length > 0 || !/TTY|终端|terminal/i.test(said)) return undefined;
     return {
         kind: 'tty',
         title: 'Agent 一启动就退出了：它只肯在终端里跑（stdin、stdout 不是 TTY 时退出），检查是经管道运行的',
@@ -40,22 +44,23 @@ function terminalOnly(run: LearnerRun): Diagnosis | undefined {
 }
 
 function crash(run: LearnerRun): Diagnosis | undefined {
-    const missing = /does not provide an export named '([^']+)'/.exec(run.stderr);
-    const from = /The requested module '(node:[^']+|[a-z_:/]+)'/.exec(run.stderr)?.[1];
+    const errors = errorOutput(run).text;
+    const missing = /does not provide an export named '([^']+)'/.exec(errors);
+    const from = /The requested module '(node:[^']+|[a-z_:/]+)'/.exec(errors)?.[1];
     if (missing && from?.startsWith('node:')) {
         return {
             kind: 'node-version',
             title: `你的代码从 Node 内置模块 ${from} 导入 ${missing[1]}，而这个 Node（${process.version}）没有它`,
-            detail: `多半是它要更新的 Node（比如 node:fs/promises 的 glob 从 Node 22 才有）。换用更新的 Node，或者不用它（自己写一个）。\nstderr：\n${stderrExcerpt(run)}`,
+            detail: `多半是它要更新的 Node（比如 node:fs/promises 的 glob 从 Node 22 才有）。换用更新的 Node，或者不用它（自己写一个）。\n${stderrExcerpt(run)}`,
             section: CONTRACT,
             keepHint: false,
         };
     }
-    if (run.timedOut || run.code === 0 || !/Error|Exception|at .+:\d+:\d+/.test(run.stderr)) return undefined;
+    if (run.timedOut || run.code === 0 || !/Error|Exception|at .+:\d+:\d+/.test(errors)) return undefined;
     return {
         kind: 'crash',
         title: `Agent 崩溃了（${exitWords(run)}）`,
-        detail: `stderr：\n${stderrExcerpt(run)}`,
+        detail: stderrExcerpt(run),
         section: CONTRACT,
         keepHint: false,
     };
@@ -67,7 +72,7 @@ function exitedEarly(run: LearnerRun): Diagnosis | undefined {
         kind: 'exited-early',
         title: `Agent 在收下所有输入之前就退出了（${exitWords(run)}）：打了 ${run.typed.length} 行，还有「${run.untyped.join('」「')}」没打`,
         detail: '只在读到 /exit 或输入结束（EOF）时退出；用 rl.on(\'close\', () => process.exit(0)) 的话，看看是不是别处提前关掉了 rl，'
-            + `或者确认的回答读完就关了输入。stderr：\n${stderrExcerpt(run)}`,
+            + `或者确认的回答读完就关了输入。\n${stderrExcerpt(run)}`,
         section: CONTRACT,
         keepHint: false,
     };

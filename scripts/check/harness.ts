@@ -41,6 +41,7 @@ export interface LearnerRun {
     entry: string;
     stdout: string;
     stderr: string;
+    terminal: boolean;      // 在伪终端里跑的（--tty）：Agent 的 stderr 也写在那个终端上，和界面一起在 stdout 里（去掉了控制序列）
     code: number | null;
     timedOut: boolean;
     requests: any[];        // 假模型收到的请求体（解析后的 JSON），按到达顺序；包括被校验拒绝的
@@ -149,6 +150,7 @@ export async function runLearner(entry: string, opts: LearnerOptions): Promise<L
             entry,
             stdout: agent.stdout(),
             stderr: agent.stderr(),
+            terminal: spawner !== PIPE,
             code: agent.timedOut() ? null : code,
             timedOut: agent.timedOut(),
             requests: fake.requests.map((r) => r.body),

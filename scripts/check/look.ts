@@ -49,9 +49,15 @@ export function clip(value: string, n = 600): string {
     return `${chars.slice(0, head).join('')}\n…（省略 ${chars.length - n} 个字符）…\n${chars.slice(chars.length - (n - head)).join('')}`;
 }
 
-/** 给 Miss 的 actual 附上 stderr 的开头（学习者的 Agent 出错退出时，原因多半在这里）；没有就是空的。 */
+/** 出错信息在哪里：管道里是 stderr；伪终端里 stderr 和界面写在同一个终端上，只能看整个终端的文字。 */
+export const errorOutput = (run: LearnerRun): { label: string; text: string } =>
+    (run.terminal ? { label: '终端上', text: run.stdout } : { label: 'stderr', text: run.stderr });
+
+/** 给 Miss 的 actual 附上 stderr 的开头（学习者的 Agent 出错退出时，原因多半在这里）；没有就是空的。伪终端里是终端上的最后一段。 */
 export function stderrNote(run: LearnerRun): string {
-    return run.stderr.trim() ? `\nstderr：${clip(run.stderr.trim(), 300)}` : '';
+    const { label, text } = errorOutput(run);
+    if (!text.trim()) return '';
+    return `\n${label}：${run.terminal ? Array.from(text.trim()).slice(-300).join('') : clip(text.trim(), 300)}`;
 }
 
 /** 假模型拒绝过请求时附上第一条原因（它像真实 API 一样回 400）。 */

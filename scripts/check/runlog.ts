@@ -26,7 +26,8 @@ function runText(run: LearnerRun, n: number): string {
     if (run.closed) out.push(`  +${run.closed.at} ms  （关掉 stdin）${run.closed.forced ? `    （${run.closed.forced}）` : ''}`);
     if (run.exitedAt !== undefined) out.push(`  +${run.exitedAt} ms  （Agent 退出）`);
     if (run.untyped.length) out.push(`  没来得及打：${run.untyped.join(' | ')}`);
-    out.push('-- stdout', run.stdout, '-- stderr', run.stderr);
+    if (run.terminal) out.push('-- 伪终端（界面和 Agent 的 stderr 都写在这里；去掉了控制序列）', run.stdout, '-- script 自己的 stderr', run.stderr);
+    else out.push('-- stdout', run.stdout, '-- stderr', run.stderr);
     out.push('-- 模型收到的请求和它的回复');
     for (const [i, r] of run.exchanges.entries()) {
         out.push(`#${i + 1} ${since(run, r.at)} ${r.method} ${r.path}`, `  → ${typeof r.body === 'string' ? r.body : JSON.stringify(r.body)}`);

@@ -1,26 +1,22 @@
 // 在伪终端里跑学习者的 Agent（npm run check 的 --tty）：从第 7 天起，原教程的 Agent 只在终端里跑，stdin、stdout 不是终端就退出。
 // 不加依赖：Linux 上用 util-linux 的 script（script -qfec 命令 /dev/null）开一个伪终端，命令先用 stty 定好行列再 exec 进 Agent。
-// 像人一样打字：等输出安静至少 1 秒（比章节里教的任何「等一会儿再刷新」都长）再打一行，回车是 \r；结束时明确地 /exit 或 Ctrl+D，
-// 另有一个期限。全屏界面会重画，屏幕上的长文字不可靠：用它的检查只看请求、磁盘和短标记。
-// 界面空闲时还一直重画（比如每秒走的计时器）的 Agent 等不到安静，打不进字，到期限为止。
+// 收输出、期限、写输入都和管道一样（spawn.ts 的 attach）；这里只有伪终端自己的几样：回车是 \r（字回显了再按回车，像人一样），
+// 输入结束是 Ctrl+D，Agent 是 script 下面的那个进程，杀的时候按它的会话找（它起的进程可能另开了进程组）。
+// 像人一样打字由 typist.ts 做；这里的 minQuietMs 让它在输出静了至少 1 秒（比章节里教的任何「等一会儿再刷新」都长）才打下一行。
+// 全屏界面会重画，屏幕上的长文字不可靠：stdout() 是去掉控制序列的文字，只用来找短标记；Agent 的 stderr 也写在这个终端上，在 stdout() 里。
+// 界面空闲时还一直重画（比如每秒走的计时器）的 Agent 等不到安静：检查等 FORCE_MS 后照样打，并在诊断里说出来。
 // 限制：只支持 Linux（要读 /proc 找出整个会话的进程、结束时一个不留）；macOS 的 BSD script 参数不同（没有 -c、-e），这里没有实现。
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import { attach, type AgentProcess, type Spawner, type StartOptions, type Wiring } from './spawn.ts';
 
-export interface TtyOptions {
-    argv: string[];                      // 在伪终端里运行的命令，第一个是程序
-    cwd: string;
-    env: Record<string, string>;         // 全部环境变量（不继承这个进程的）；TERM 缺省 xterm-256color
-    rows?: number;                       // 缺省 40 × 120
-    cols?: number;
-    deadlineMs?: number;                 // 缺省 30 s：到时杀掉整个会话，timedOut = true，已有的输出照样留着
-    quietMs?: number;                    // 打一行之前输出要安静多久，缺省也至少 1000 ms
-}
-
-export interface TtyExit {
-    code: number | null;                 // Agent 的退出码（script -e 照传）；被杀、超时是 null
-    timedOut: boolean;
-}
+const ROWS = 40;
+const COLS = 120;
+/**
+ * 字打完、Agent 回显了（它读到了这些字）再按回车：逐键读输入的界面库把一次读到的「字+回车」当成粘贴进来的一段文字，不当回车。
+ * 不回显的 Agent 最多等这么久。
+ */
+const ECHO_MS = 500;
 
 /** 这台机器上用不了 --tty 时说明原因（中文，给学习者看）；用得了是 null。 */
 export function ttyUnsupported(): string | null {
@@ -65,116 +61,78 @@ function processTable(): Proc[] {
     return table;
 }
 
-/** 一次在伪终端里的运行。用法：type() 打一行、ctrlD()、waitFor() 等一个标记，最后 kill()，exited 给出退出码。 */
-export class TtyAgent {
-    output = '';
-    readonly exited: Promise<TtyExit>;
-    private readonly child: ChildProcess;
-    private readonly quietMs: number;
-    private lastOutput = Date.now();
-    private done = false;
-    private timedOut = false;
-    private sid = 0;                     // Agent 的会话：script 给它 setsid，Agent 就是会话首进程，sid 等于它的 pid
-    private readonly timer: NodeJS.Timeout;
-
-    constructor(opts: TtyOptions) {
-        this.quietMs = Math.max(1000, opts.quietMs ?? 1000);
-        const size = `stty rows ${opts.rows ?? 40} cols ${opts.cols ?? 120}`;
-        const command = `${size}; exec ${opts.argv.map(quote).join(' ')}`;
-        this.child = spawn('script', ['-qfec', command, '/dev/null'], {
-            cwd: opts.cwd,
-            env: { TERM: 'xterm-256color', ...opts.env, SHELL: '/bin/sh' },
-            stdio: ['pipe', 'pipe', 'pipe'],
-            detached: true,              // script 自己一个进程组；Agent 在伪终端的会话里，kill() 另找
-        });
-        this.child.stdout!.on('data', (chunk: Buffer) => {
-            this.output += chunk.toString('utf8');
-            this.lastOutput = Date.now();
-            this.findSession();
-        });
-        this.child.stderr!.on('data', (chunk: Buffer) => { this.output += chunk.toString('utf8'); });
-        this.child.stdin!.on('error', () => {});   // Agent 已经退出：打的字没人收，不算错
-        this.timer = setTimeout(() => {
-            this.timedOut = true;
-            this.kill();
-        }, opts.deadlineMs ?? 30_000);
-        this.exited = new Promise<TtyExit>((resolve) => {
-            this.child.on('error', () => resolve({ code: null, timedOut: this.timedOut }));
-            this.child.on('exit', (code) => {
-                this.done = true;
-                clearTimeout(this.timer);
-                resolve({ code: this.timedOut ? null : code, timedOut: this.timedOut });
-            });
-        });
-        running.add(this);
-    }
-
-    get alive(): boolean {
-        return !this.done;
-    }
-
-    /** 等输出安静 quietMs、ready()（比如假模型没有未完的请求）也为真，再打一行并回车。Agent 先退出了就返回 false。 */
-    async type(line: string, ready: () => boolean = () => true): Promise<boolean> {
-        return this.send(`${line}\r`, ready);
-    }
-
-    /** 同 type()，按的是 Ctrl+D（行首的 Ctrl+D 是输入结束）。 */
-    async ctrlD(ready: () => boolean = () => true): Promise<boolean> {
-        return this.send('\x04', ready);
-    }
-
-    /** 等输出（去掉控制序列后）里出现 marker；Agent 退出或到期限还没有就是 false。 */
-    async waitFor(marker: string | RegExp): Promise<boolean> {
-        const seen = () => (typeof marker === 'string' ? plainText(this.output).includes(marker) : marker.test(plainText(this.output)));
-        while (!this.done && !seen()) await sleep(50);
-        return seen();
-    }
-
-    /** 杀掉整个会话：script、Agent、Agent 起的每个进程（包括自己另开进程组的），一个不留。可以多次调用。 */
-    kill(): void {
-        this.findSession();
-        const table = processTable();
-        const doomed = new Set<number>();
-        const add = (pid: number) => {
-            if (doomed.has(pid)) return;
-            doomed.add(pid);
-            for (const p of table) if (p.ppid === pid) add(p.pid);
-        };
-        if (this.child.pid) add(this.child.pid);
-        for (const p of table) if (this.sid && p.sid === this.sid) add(p.pid);
-        for (const pid of doomed) {
-            try {
-                process.kill(pid, 'SIGKILL');
-            } catch {
-                // 已经退出
+/** 一次运行的伪终端那几样。Agent 是 script 的子进程里 setsid 过的那个（会话首进程，sid 等于 pid），找到一次就记住。 */
+function ttyWiring(): Wiring {
+    let agent: number | undefined;
+    const find = (child: ChildProcess, table?: Proc[]): number | undefined => {
+        // setsid 之前它还在我们的会话里：那时不算，按那个会话杀就杀到自己头上了
+        agent ??= (table ?? processTable()).find((p) => p.ppid === child.pid && p.sid === p.pid)?.pid;
+        return agent;
+    };
+    return {
+        async enter(io, line) {
+            if (line) {
+                const before = io.outputs();
+                io.write(line);
+                for (const start = Date.now(); io.outputs() === before && Date.now() - start < ECHO_MS;) await sleep(10);
             }
-        }
-        try {
-            if (this.child.pid) process.kill(-this.child.pid, 'SIGKILL');
-        } catch {
-            // 整组都已经退出
-        }
-        running.delete(this);
-    }
-
-    private async send(keys: string, ready: () => boolean): Promise<boolean> {
-        while (!this.done && (Date.now() - this.lastOutput < this.quietMs || !ready())) await sleep(50);
-        if (this.done) return false;
-        this.child.stdin!.write(keys);
-        this.lastOutput = Date.now();   // 回显和回复还没到：下一行至少再等一个 quietMs
-        return true;
-    }
-
-    private findSession(): void {
-        if (this.sid || !this.child.pid) return;
-        // script 的子进程 setsid 之后才算数：之前它还在我们的会话里，按那个会话杀就杀到自己头上了
-        const agent = processTable().find((p) => p.ppid === this.child.pid && p.sid === p.pid);
-        if (agent) this.sid = agent.sid;
-    }
+            io.write('\r');
+        },
+        end(child) {
+            if (child.stdin!.writable) child.stdin!.write('\x04');   // 行首的 Ctrl+D：输入结束
+        },
+        // 还没找到时给 script 自己：Agent 是它的子进程，typist.ts 看见有子进程在跑，就不会以为 Agent 在等输入
+        agentPid: (child) => find(child) ?? child.pid,
+        // 整个会话一个不留：script、Agent、Agent 起的每个进程（包括自己另开进程组的）
+        kill(child) {
+            const table = processTable();
+            const sid = find(child, table);
+            const doomed = new Set<number>();
+            const add = (pid: number) => {
+                if (doomed.has(pid)) return;
+                doomed.add(pid);
+                for (const p of table) if (p.ppid === pid) add(p.pid);
+            };
+            if (child.pid) add(child.pid);
+            for (const p of table) if (sid && p.sid === sid) add(p.pid);
+            for (const pid of doomed) {
+                try {
+                    process.kill(pid, 'SIGKILL');
+                } catch {
+                    // 已经退出
+                }
+            }
+            try {
+                if (child.pid) process.kill(-child.pid, 'SIGKILL');
+            } catch {
+                // 整组都已经退出
+            }
+        },
+    };
 }
 
-// 检查进程退出时还开着的伪终端：连同里面的一切都杀掉
-const running = new Set<TtyAgent>();
-process.on('exit', () => {
-    for (const run of running) run.kill();
-});
+function startTty(command: string[], opts: StartOptions): AgentProcess {
+    const shell = `stty rows ${ROWS} cols ${COLS}; exec ${command.map(quote).join(' ')}`;
+    const child = spawn('script', ['-qfec', shell, '/dev/null'], {
+        cwd: opts.cwd,
+        env: { TERM: 'xterm-256color', ...opts.env, SHELL: '/bin/sh' },
+        stdio: ['pipe', 'pipe', 'pipe'],
+        detached: true,              // script 自己一个进程组；Agent 在伪终端的会话里，kill 另找
+    });
+    const wiring = ttyWiring();
+    const run = attach(child, opts.timeoutMs, wiring);
+    run.onOutput(() => void wiring.agentPid(child));   // 一有输出就记下 Agent 的会话：它早早退出了也找得到它留下的进程
+    let raw = '';
+    let plain = '';
+    return {
+        ...run,
+        stdout() {
+            const now = run.stdout();
+            if (now !== raw) [raw, plain] = [now, plainText(now)];
+            return plain;
+        },
+    };
+}
+
+/** --tty：在伪终端里启动。 */
+export const TTY: Spawner = { name: 'tty', start: startTty, minQuietMs: 1000 };

@@ -184,10 +184,13 @@ export class Typist {
         return this.exited || this.busy(Date.now()) === undefined;
     }
 
-    /** 打一行，再等 Agent 有反应（有输出、发了请求、用了 CPU、退出了），最多 REACT_MS：不出声的 Agent 也不至于卡住。 */
+    /**
+     * 打一行，再等 Agent 对回车有反应（有输出、发了请求、用了 CPU、退出了），最多 REACT_MS：不出声的 Agent 也不至于卡住。
+     * 从按下回车之后算起：终端里字先回显，那不是对这一行的反应。
+     */
     async type(line: string): Promise<void> {
+        await this.agent.typeLine(line);
         const before = { outputs: this.outputs, requests: this.model.count(), cpu: this.cpu };
-        this.agent.typeLine(line);
         const start = Date.now();
         while (Date.now() - start < REACT_MS && !this.exited && this.outputs === before.outputs && this.model.count() === before.requests) {
             await sleep(10);

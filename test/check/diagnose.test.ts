@@ -85,6 +85,14 @@ rl.once('line', async (line) => {
         assert.match(crashed, /Error: 处理这一行时炸了/);
     });
 
+    test('一启动就崩溃的 Agent：第 1–15 天没有一项通过（什么都没发生，不算做到了「不执行」「不写」「没发 y」）', async () => {
+        const entry = agent(`import { noSuchExportInAnyNode } from 'node:fs/promises';\nconsole.log(noSuchExportInAnyNode);\n`);
+        const results = await runChecks({ entry, days: Array.from({ length: 15 }, (_, i) => i + 1), quietMs: CHECK_QUIET_MS });
+        assert.ok(results.length > 50, `只有 ${results.length} 项`);
+        assert.deepEqual(results.filter((r) => r.ok).map((r) => `第 ${r.check.day} 天 · ${r.check.name}`), []);
+        assert.ok(results.every((r) => r.diagnosis?.kind === 'node-version'), results.map((r) => formatResult(r)).join('\n'));
+    });
+
     test('只肯在终端里跑：说出原因，给出 --tty 和「isTTY ? 全屏界面 : 行模式」两条路', async () => {
         const entry = agent(`if (!process.stdin.isTTY || !process.stdout.isTTY) {\n    console.error('需要真实终端（TTY）');\n    process.exit(1);\n}\n`);
         const { report } = await dayOne(entry);

@@ -87,7 +87,11 @@ export const checks: Check[] = [
         scenario: SAID_YES,
         expect(run) {
             const said = run.requests.flatMap((body) => messagesOf(body).filter((m) => m.role === 'user').map(contentOf));
-            if (said.includes('y')) throw new Miss('模型收到的 user 消息里没有单独的「y」', `user 消息：${JSON.stringify([...new Set(said)])}`);
+            // 命令执行了，才说明 y 真的被确认取走：什么都没发生（比如一启动就崩溃）时没有「y」不算通过
+            if (said.includes('y') || !ran(run)) {
+                throw new Miss('回答 y 被确认取走（命令执行了），模型收到的 user 消息里没有单独的「y」',
+                    `命令${ran(run) ? '执行了' : '没有执行（工作目录里没有 ran.txt）'}；user 消息：${JSON.stringify([...new Set(said)])}`);
+            }
         },
     },
     {

@@ -77,7 +77,10 @@ export const checks: Check[] = [
         scenario: fileTools([call('call_write_no', 'write', { path: 'keep.txt', content: '新内容' })], { 'keep.txt': '旧内容' }, ['n']),
         expect(run) {
             const got = readFile(run, 'keep.txt');
-            if (got !== '旧内容') throw new Miss('回答 n 后 keep.txt 仍是「旧内容」', `keep.txt：${got ?? '（不存在）'}；tool 消息：${resultOf(run, 'call_write_no')}`);
+            // 还要有这次调用的结果：模型得知没写。什么都没发生（比如一启动就崩溃）时文件没变不算通过
+            if (got !== '旧内容' || toolResult(run, 'call_write_no') === undefined) {
+                throw new Miss('回答 n 后 keep.txt 仍是「旧内容」，这次 write 的结果回给了模型', `keep.txt：${got ?? '（不存在）'}；tool 消息：${resultOf(run, 'call_write_no')}`);
+            }
         },
     },
     {

@@ -67,7 +67,10 @@ export const checks: Check[] = [
         optional: true,   // 原教程的权限表只认完整的工具名；「前缀*」规则是本仓库多做的
         scenario: shellUnder('call_deny_2', { 'run_*': 'deny', run_shell: 'allow' }),
         expect(run) {
-            if (ran(run)) throw new Miss('权限表 {"run_*": "deny", "run_shell": "allow"}：run_shell 不执行（没有 ran.txt）', `命令执行了；tool 消息：${resultOf(run, 'call_deny_2')}`);
+            if (ran(run) || toolResult(run, 'call_deny_2') === undefined) {
+                throw new Miss('权限表 {"run_*": "deny", "run_shell": "allow"}：run_shell 不执行（没有 ran.txt），模型收到一条 tool 消息',
+                    `ran.txt ${ran(run) ? '有——命令执行了' : '没有'}；tool 消息：${resultOf(run, 'call_deny_2')}`);
+            }
         },
     },
     {
@@ -120,8 +123,10 @@ export const checks: Check[] = [
         section: SECTION,
         scenario: toolTurn([call('call_out_write', 'write', { path: '../escaped.txt', content: 'x' })], ['y', 'y'], { refuses: true }),
         expect(run) {
-            if (fs.existsSync(path.join(run.place.base, 'escaped.txt'))) {
-                throw new Miss('write "../escaped.txt"（回答 y）：工作目录外面没有多出 escaped.txt', `文件写出去了；tool 消息：${resultOf(run, 'call_out_write')}`);
+            const escaped = fs.existsSync(path.join(run.place.base, 'escaped.txt'));
+            if (escaped || toolResult(run, 'call_out_write') === undefined) {
+                throw new Miss('write "../escaped.txt"（回答 y）：工作目录外面没有多出 escaped.txt，模型收到一条 tool 消息',
+                    `${escaped ? '文件写出去了' : '没有写出去'}；tool 消息：${resultOf(run, 'call_out_write')}`);
             }
         },
     },
@@ -152,8 +157,9 @@ export const checks: Check[] = [
         scenario: toolTurn([call('call_undo_1', 'write', { path: 'notes.txt', content: '改过了\n' })], ['y', '/undo'], { files: { 'notes.txt': OLD } }),
         expect(run) {
             const got = readOrNull(path.join(run.dir, 'notes.txt'));
-            if (got !== OLD) {
-                throw new Miss(`write notes.txt（回答 y）之后 /undo：notes.txt 回到原来的「${OLD.trim()}」`, `notes.txt：${got === null ? '（不存在）' : JSON.stringify(got)}；tool 消息：${resultOf(run, 'call_undo_1')}`);
+            // 还要有这次 write 的结果：什么都没发生（比如一启动就崩溃）时文件没变不算通过
+            if (got !== OLD || toolResult(run, 'call_undo_1') === undefined) {
+                throw new Miss(`write notes.txt（回答 y）之后 /undo：这次 write 的结果回给了模型，notes.txt 回到原来的「${OLD.trim()}」`, `notes.txt：${got === null ? '（不存在）' : JSON.stringify(got)}；tool 消息：${resultOf(run, 'call_undo_1')}`);
             }
         },
     },
