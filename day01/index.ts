@@ -1,47 +1,40 @@
-// Day 1：命令行 REPL。readline 的异步迭代替我们排队：回复进行中打的行（或管道里后面的行）先存着，按顺序交出来，一行也不丢。
+// Day 1：命令行 REPL。读一行 → 连同整个历史发给模型 → 回复一边生成一边显示 → 再读下一行。
 import readline from 'node:readline';
 import { Chat, type ReplyPiece } from './chat.ts';
 import { colorEnabled, err, out, paint } from './color.ts';
-import { keyHost, loadConfig, missingKey } from './config.ts';
-import { traceStatus } from './trace.ts';
-import { typing } from './typing.ts';   // 终端里打的字只在等输入时显示，回复进行中打的行轮到时再显示
+import { keyHost, loadConfig, MISSING_KEY } from './config.ts';
 
+const BANNER = 'GeekAgent Day 1 — 最简单的 Agent（day01）';
 const cfg = loadConfig();
 const chat = new Chat(cfg);
 const interactive = Boolean(process.stdin.isTTY);
 let running: AbortController | null = null;   // 进行中的一轮
 
-const BANNER = 'GeekAgent Day 1 — 最简单的 Agent（day01）';
 out('system', BANNER);
+out('system', '这是教学版，只有章节里讲到的东西；日常使用请在仓库根目录运行 npm start（加固版）');
 out('system', `模型：${cfg.model}　密钥发往 ${keyHost(cfg)}　输入 /help 查看命令`);
-if (!cfg.apiKey) err('error', missingKey());   // 没有密钥也照常启动：命令都能用，要和模型对话时才报错
-if (process.env.GEEKAGENT_TRACE) out('system', traceStatus(false));
-const rl = readline.createInterface({ input: process.stdin, output: typing.screen, terminal: interactive }).on('line', typing.submitted);
+if (!cfg.apiKey) err('error', MISSING_KEY);
+
+const rl = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: interactive });
 rl.setPrompt(paint('user', 'You › '));
-handleSignals();
+// Ctrl+C：回复进行中取消这一轮，空闲时退出。终端里它是 readline 收到的一个按键，管道输入时是发给进程的信号
+const interrupt = () => (running ? running.abort() : rl.close());
+rl.on('SIGINT', interrupt);
+process.on('SIGINT', interrupt);
 
-const HELP = [
-    '/help   显示帮助',
-    '/reset  清空对话记忆',
-    '/trace  开关协议追踪（和模型收发的原文，写入 .geekagent/trace.log）',
-    '/exit   退出（Ctrl+D、Ctrl+C 也可以）',
-];
+const HELP = '/help   显示帮助\n/reset  清空对话记忆\n/exit   退出（Ctrl+D、Ctrl+C 也可以）';
 
-/** 执行一条命令；返回 false 表示要退出。 */
-function command(line: string): boolean {
-    if (line === '/exit') return false;
-    if (line === '/help') out('system', HELP.join('\n'));
-    else if (line === '/trace') out('system', traceStatus(true));
+function command(line: string): void {
+    if (line === '/help') out('system', HELP);
     else if (line === '/reset') {
         chat.reset();
         out('system', '（对话记忆已清空）');
     } else out('system', `未知命令：${line}（输入 /help 查看）`);
-    return true;
 }
 
 async function turn(text: string): Promise<void> {
     const controller = running = new AbortController();
-    const print = createPrinter();   // 思考内容变暗，正文绿色，提示灰色
+    const print = createPrinter();
     try {
         for await (const piece of chat.streamReply(text, controller.signal)) print(piece);
         process.stdout.write('\n');
@@ -53,32 +46,11 @@ async function turn(text: string): Promise<void> {
     }
 }
 
-typing.prompt(rl);
-for await (const item of rl) {
-    const line = item.trim();
-    if (typing.unseen(line)) out('user', `You › ${line}`);   // 屏幕上还没有的行（管道输入、回复进行中打的）替它打出来，输出才读得懂
-    if (line.startsWith('/') && !command(line)) break;
-    if (line && !line.startsWith('/')) await turn(line);
-    typing.prompt(rl);
-}
-exit();
-
-// —— 加固：Ctrl+C 与管道、显示细节、退出 ——
-
-/** Ctrl+C：回复进行中 → 取消这一轮；空闲时 → 退出。管道输入时收到 SIGINT 直接走退出流程。 */
-function handleSignals(): void {
-    rl.on('SIGINT', () => (running ? running.abort() : rl.close()));
-    process.on('SIGINT', () => exit());
-    process.stdout.on('error', () => exit());   // 读输出的一方先关了管道（… | head）：安静退出，不打印堆栈
-}
-
-/** 把流式片段打到终端：思考内容变暗（无颜色时以「思考：」开头），正文绿色；思考之后的正文另起一行。 */
-function createPrinter() {
+/** 把一块一块的回复打到屏幕上：思考内容变暗（没有颜色时前面加一行「思考：」），思考之后的正文另起一行。 */
+function createPrinter(): (piece: ReplyPiece) => void {
     let last = '';
-    return (piece: ReplyPiece) => {
-        if (piece.type === 'notice') {
-            out('system', `\n${piece.text}`, false);
-        } else if (piece.type === 'reasoning') {
+    return (piece) => {
+        if (piece.type === 'reasoning') {
             if (last !== 'reasoning' && !colorEnabled) out('reasoning', '思考：');
             out('reasoning', piece.text, false);
         } else {
@@ -89,27 +61,15 @@ function createPrinter() {
     };
 }
 
-// 退出：说 bye，等输出写完再结束进程。已经在等的时候又来一次（再按 Ctrl+C，或读的一方关了管道、写出错）就立即退出：
-// 那时要么用户不想等了，要么已经没有能送到的东西了。退出码已定（process.exitCode）就表示退出流程开始了
-function exit(): void {
-    if (process.exitCode !== undefined) process.exit();
-    process.exitCode = 0;
-    out('system', 'bye');
-    void exitWhenDrained(0);
+// readline 的异步迭代替我们排队：回复进行中打的行（管道里后面的行）先存着，按顺序交出来，一行也不丢；输入结束时循环结束
+if (interactive) rl.prompt();
+for await (const item of rl) {
+    const line = item.trim();
+    if (!interactive && line) out('user', `You › ${line}`);   // 管道输入不回显：替它打出来，输出才读得懂
+    if (line === '/exit') break;
+    if (line.startsWith('/')) command(line);
+    else if (line) await turn(line);
+    if (interactive) rl.prompt();
 }
-
-/**
- * 等 stdout、stderr 里已经写出的内容都交给了系统，再以 code 退出。管道的另一头读得慢时（agent | (sleep 2; cat)），
- * 回复的后半截和 bye 还排在 Node 的写缓冲里，立刻 process.exit 会把它们丢掉。空写的回调排在之前所有写入之后；
- * 读的一方已经关了管道时，回调带着错误马上回来。返回的 Promise 永远不兑现：等着它的代码不会再往下跑。
- */
-function exitWhenDrained(code: number): Promise<never> {
-    return new Promise(() => {
-        let pending = 2;
-        const done = () => {
-            if (--pending === 0) process.exit(code);
-        };
-        process.stdout.write('', done);
-        process.stderr.write('', done);
-    });
-}
+rl.close();
+out('system', 'bye');

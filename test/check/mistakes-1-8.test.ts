@@ -19,19 +19,21 @@ interface Mistake {
     from: string;                   // 复制哪个阶段
     file: string;
     edits: [string, string][];      // [原文（必须恰好出现一处）, 改成]
+    more?: [string, [string, string][]];   // 同一个错要连带改的另一个文件和它的改动（很少用到）
     check: string;                  // 应当 ✘ 的那一项（名字里的一段）
     because: RegExp;                // 「实际」里应当看到的
 }
 
 const MISTAKES: Mistake[] = [
     { what: '模型的回答没放进历史', day: 1, from: 'day01', file: 'chat.ts',
-        edits: [["this.history.push({ role: 'assistant', content: result.text + (result.refusal ?? '') });", '']],
+        edits: [["            this.history.push({ role: 'assistant', content: reply.text });\n", '']],
         check: '多轮对话', because: /user：第一问\nuser：第二问/ },
     { what: '整段回复攒到流结束才显示', day: 1, from: 'day01', file: 'sse.ts',
-        edits: [['            yield* acc.ready();   // 半个 emoji 留到下一批\n', '']],
+        // 每块只累加不 yield，流读完才把整段交给前端
+        edits: [["            yield { type: 'text', text: delta.content };\n", ''], ['    return reply;\n', "    yield { type: 'text', text: reply.text };\n    return reply;\n"]],
         check: '边到边显示', because: /等了 8 秒还没显示，流结束之后才出现/ },
     { what: '请求失败时没把这一轮撤掉', day: 1, from: 'day01', file: 'chat.ts',
-        edits: [['if (!ok) this.history.length = start;', '']],
+        edits: [['            this.history.length = start;\n', '']],
         check: '整轮撤掉', because: /user：这一问会失败/ },
     { what: '工具调用的参数片段没有拼接，后来的覆盖了前面的', day: 2, from: 'day04', file: 'sse.ts',
         edits: [['call.arguments += fn.arguments', 'call.arguments = fn.arguments']],
@@ -90,16 +92,18 @@ const MISTAKES: Mistake[] = [
 ];
 
 // 复制一份再改：副本放在一个 type: module 的 package.json 下面（和仓库根目录一样），index.ts 的顶层 await 才能用
-function brokenCopy(m: Pick<Mistake, 'from' | 'file' | 'edits'>): string {
+function brokenCopy(m: Pick<Mistake, 'from' | 'file' | 'edits' | 'more'>): string {
     const dir = path.join(workdir({ 'package.json': '{ "type": "module" }\n' }), 'learner');
     fs.cpSync(path.join(REPO_ROOT, m.from), dir, { recursive: true });
-    const file = path.join(dir, m.file);
-    let source = fs.readFileSync(file, 'utf8');
-    for (const [find, replace] of m.edits) {
-        assert.equal(source.split(find).length, 2, `${m.from}/${m.file} 里要恰好有一处「${find}」`);
-        source = source.replace(find, () => replace);
+    for (const [name, edits] of [[m.file, m.edits], ...(m.more ? [m.more] : [])] as const) {
+        const file = path.join(dir, name);
+        let source = fs.readFileSync(file, 'utf8');
+        for (const [find, replace] of edits) {
+            assert.equal(source.split(find).length, 2, `${m.from}/${name} 里要恰好有一处「${find}」`);
+            source = source.replace(find, () => replace);
+        }
+        fs.writeFileSync(file, source);
     }
-    fs.writeFileSync(file, source);
     return path.join(dir, 'index.ts');
 }
 
