@@ -1,112 +1,75 @@
-// Day 1：对话。history 就是发给模型的 messages 数组；每轮把完整历史发出去，多轮记忆由此而来。
-import { randomBytes } from 'node:crypto';
+// Day 1：对话。history 就是发给模型的 messages 数组：服务器不记得上一次请求，每轮把整个历史发出去，多轮记忆由此而来。
 import type { Config } from './config.ts';
-import { ApiError, streamChat, type Message } from './llm.ts';
-import type { Delta, StreamResult, ToolCall } from './sse.ts';
-import { execTool, toOpenAITools, truncateOutput } from './tools.ts';
+import { streamChat, type Message } from './llm.ts';
+import type { Delta, Reply } from './sse.ts';
+import { execTool, toOpenAITools } from './tools.ts';
 
-export type ReplyPiece = Delta | { type: 'notice' | 'progress'; text: string };   // Day 2：多了黄色的进度行；提示和进度都不进历史
+export type ReplyPiece = Delta | { type: 'progress'; text: string };   // 交给前端显示的一块。Day 2：多了工具调用的进度行，不进历史
+
+// Day 2：一条用户消息最多请求这么多次：模型可能一直调用下去（反复读同一个文件、反复失败重试）
+const MAX_ROUNDS = 5;
 
 export class Chat {
     history: Message[] = [];
     private readonly cfg: Config;
 
-    constructor(cfg: Config) { this.cfg = cfg; }
+    constructor(cfg: Config) {
+        this.cfg = cfg;
+    }
 
     reset(): void { this.history = []; }
 
-    /** 一轮对话。任何失败（HTTP 错误、断网、断流、取消）都把历史截回本轮之前，已经显示的半截文字留在屏幕上。 */
-    async *streamReply(input: string, signal?: AbortSignal): AsyncGenerator<ReplyPiece> {
+    /** 一轮对话。任何失败（HTTP 错误、连不上、断流、Ctrl+C）都整轮撤掉：下一轮的请求里没有没人回答的问题，也没有半截回答。 */
+    async *streamReply(input: string, signal: AbortSignal): AsyncGenerator<ReplyPiece> {
         const start = this.history.length;
         this.history.push({ role: 'user', content: input });
-        let ok = false;
         try {
-            yield* this.toolLoop(signal);
-            ok = true;
-        } finally {
-            if (!ok) this.history.length = start;
+            yield* this.toolLoop(signal);   // Day 2：一问、若干轮工具调用、一答
+        } catch (e) {
+            this.history.length = start;
+            throw e;
         }
     }
 
     /**
-     * Day 2：工具循环。流结束时只要有调用且每个调用都有名字，就是一轮工具调用（finish_reason 只作参考）：
-     * 先存带 tool_calls 的 assistant 消息，再按顺序执行，每个调用存一条 tool 消息，然后再请求。
+     * Day 2：工具循环。回复里没有工具调用，就是回答，这一轮结束；有就先存一条带 tool_calls 的 assistant 消息，
+     * 逐个执行，每个结果存一条 tool 消息（tool_call_id 对上调用的 id），带着结果再请求一次。
      */
-    private async *toolLoop(signal?: AbortSignal): AsyncGenerator<ReplyPiece> {
-        for (let round = 0; round < MAX_TOOL_TURNS; round++) {
-            const tools = toOpenAITools();
-            const result = yield* this.requestOnce(signal, tools.length ? { tools } : {});
-            const calls = result.toolCalls;
-            if (calls.length === 0 || calls.some((c) => !c.name)) {
-                this.history.push({ role: 'assistant', content: result.text + (result.refusal ?? '') });
-                yield* stopNotice(result);
+    private async *toolLoop(signal: AbortSignal): AsyncGenerator<ReplyPiece> {
+        for (let round = 0; round < MAX_ROUNDS; round++) {
+            const reply = yield* streamChat(this.cfg, this.history, toOpenAITools(), signal);
+            if (reply.toolCalls.length === 0) {
+                this.history.push({ role: 'assistant', content: reply.text });
                 return;
             }
-            this.history.push(assistantWithCalls(result, calls));
-            for (const call of calls) {
-                const output = await untilAborted(execTool(call.name, call.arguments, signal), signal);
+            this.history.push(assistantWithCalls(reply));
+            // 一个接一个执行：结果的顺序和调用的顺序一致，两个确认问题也不会同时出现
+            for (const call of reply.toolCalls) {
+                const output = await execTool(call.name, call.arguments, signal);
                 this.history.push({ role: 'tool', tool_call_id: call.id, content: output });
-                yield { type: 'progress', text: `调用工具 ${call.name} → ${preview(output)}` };
+                yield { type: 'progress', text: `调用工具 ${call.name} → ${output.slice(0, 200).replace(/\s*\n\s*/g, ' ⏎ ')}` };
             }
         }
-        yield* this.stopAtCap();
-    }
-
-    /** 发一次流式请求，边收边产出增量；流不完整（出错，或没见到 finish_reason）就抛错。 */
-    private async *requestOnce(signal?: AbortSignal, extra: object = {}): AsyncGenerator<ReplyPiece, StreamResult> {
-        const result = yield* streamChat(this.cfg, { messages: this.history, ...extra }, signal);
-        if (!result.complete) throw new ApiError(result.error ?? '流在回复完成之前就结束了');
-        return result;
-    }
-
-    // —— 加固：轮数上限、取消、补齐工具调用、进度行与停止原因 ——
-
-    /** Day 2：到达上限：提示也存成 assistant 消息，历史以回答结尾，下一轮请求依然合法。 */
-    private *stopAtCap(): Generator<ReplyPiece> {
-        yield { type: 'progress', text: CAP_NOTICE };
-        this.history.push({ role: 'assistant', content: CAP_NOTICE });
+        // 到了上限：这句话也存成 assistant 消息，历史仍以回答结尾，下一轮的请求依然合法
+        const notice = '工具调用轮数过多，已停止';
+        this.history.push({ role: 'assistant', content: notice });
+        yield { type: 'progress', text: notice };
     }
 }
-
-// Day 2：一轮对话里最多几轮工具调用，防止模型无限循环
-const MAX_TOOL_TURNS = 5;
-const CAP_NOTICE = '工具调用轮数过多，已停止';
 
 /**
- * 等工具结束，但这一轮被取消时立刻不再等：这一轮马上回滚。工具也收到同一个信号自己停下
- * （shell 杀掉进程组、抓网页断开连接、MCP 调用发出取消通知）；不看信号的工具在后台自己结束。
+ * Day 2：带工具调用的 assistant 消息。思考模式的 DeepSeek 要求把这一次的 reasoning_content 原样带回，否则下一个请求回 400；
+ * 没有思考内容时不带这个字段。空参数存成 "{}"：有的服务商拒绝空字符串。
  */
-function untilAborted<T>(work: Promise<T>, signal?: AbortSignal): Promise<T> {
-    if (!signal) return work;
-    return new Promise((resolve, reject) => {
-        const onAbort = () => reject(new ApiError('已取消'));
-        if (signal.aborted) return onAbort();
-        signal.addEventListener('abort', onAbort, { once: true });
-        work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-    });
-}
-
-/** 补齐缺失的 id，空参数存成 "{}"；DeepSeek 思考模式要求把 reasoning_content 原样带回。 */
-function assistantWithCalls(result: StreamResult, calls: ToolCall[]): Message {
-    for (const c of calls) {
-        if (!c.id) c.id = 'call_' + randomBytes(6).toString('base64url').replace(/[-_]/g, 'x').slice(0, 8);
-        if (c.arguments.trim() === '') c.arguments = '{}';
-    }
-    const message: Message = {
+function assistantWithCalls(reply: Reply): Message {
+    return {
         role: 'assistant',
-        content: result.text || null,
-        tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
+        content: reply.text || null,
+        tool_calls: reply.toolCalls.map((c) => ({
+            id: c.id,
+            type: 'function',
+            function: { name: c.name, arguments: c.arguments || '{}' },
+        })),
+        ...(reply.reasoning ? { reasoning_content: reply.reasoning } : {}),
     };
-    if (result.reasoningField === 'reasoning_content' && result.reasoning) message.reasoning_content = result.reasoning;
-    return message;
-}
-
-/** 进度行只有一行，只放结果的开头：完整结果已经交给模型。 */
-function preview(output: string): string {
-    return truncateOutput(output, 200).replace(/\s*\n\s*/g, ' ⏎ ');
-}
-
-function* stopNotice(result: StreamResult): Generator<ReplyPiece> {
-    if (result.finishReason === 'length') yield { type: 'notice', text: '（输出因长度限制而停止）' };
-    if (result.finishReason === 'content_filter') yield { type: 'notice', text: '（输出被内容过滤器截断）' };
 }

@@ -99,9 +99,9 @@ describe('npm run diff', () => {
         assert.equal(added.at(-1), 'demo-server.mjs');
     });
 
-    test('day01 day04 --day 3：只有 shell 工具、它的进程组和输入队列', () => {
+    test('day01 day04 --day 3：只有 shell 工具和输入队列', () => {
         const { added } = filesIn(diffCli('day01', 'day04', '--day', '3'));
-        assert.deepEqual([...added].sort(), ['input.ts', 'process-group.ts', 'shell.ts']);
+        assert.deepEqual([...added].sort(), ['input.ts', 'shell.ts']);
     });
 
     test('跨几个阶段时 --day 比的是包含这一天的阶段和它的前一阶段；不在范围里的天报错', () => {
