@@ -1,25 +1,38 @@
-// Day 10：长期记忆。.geekagent/memory.json 是字符串数组，跨对话、跨进程保留。
-// 本阶段记忆不会自动放进请求，只能通过 memory_write / memory_search 两个工具读写。
-import type { Loaded } from './storage.ts';
-import { registerTool } from './tools.ts';
-import { loadOwnJson, writeOwnJson } from './written.ts';   // 只认、只覆盖这个用户的 Agent 写的记忆
+// Day 10：长期记忆。.geekagent/memory.json 是一个字符串数组，跨对话、跨进程保留（第 6 天的存档只管对话：新开一个就看不到旧的）。
+// 记忆不自动进请求：模型用 memory_write 记、用 memory_search 查（第 13 天才按你这句话自动召回）。
+import { redact } from './redact.ts';
+import { loadJson, writeJsonAtomic } from './storage.ts';
+import { registerTool, stringArg } from './tools.ts';
 
 export const MEMORY_FILE = '.geekagent/memory.json';
+
 let memories: string[] = [];
+let problem = '';   // 文件在、却读不出来：说清楚，这次不用记忆，也绝不覆盖它
 
 export function getMemories(): string[] {
     return memories;
 }
 
-/** 启动时读取；格式不对就抛出，由入口报错退出，绝不覆盖用户的文件。 */
-export function loadMemory(): void {
-    memories = checkedMemories(loadOwnJson(MEMORY_FILE));
+/**
+ * 启动时读一次。不存在就是还没有记忆；读不出来（JSON 写坏了、不是字符串数组）时照第 6 天的规矩：不当成空的——当成空的，
+ * 下一次 memory_write 就用一条记忆盖掉了里面的一切。返回要告诉你的一句话，没问题时是 ''。
+ */
+export function loadMemory(): string {
+    const loaded = loadJson(MEMORY_FILE);
+    if (loaded.state === 'missing') return '';
+    const data = loaded.state === 'ok' ? loaded.data : null;
+    if (Array.isArray(data) && data.every((m) => typeof m === 'string')) {
+        memories = data.map((m) => m.trim()).filter(Boolean);
+        return '';
+    }
+    const why = loaded.state === 'error' ? loaded.message : `${MEMORY_FILE} 不是字符串数组`;
+    problem = `长期记忆这次不可用（没有覆盖它）：${why}`;
+    return problem;
 }
 
-/** 关键词计分：查询按空白拆开，计算有几个关键词是这条记忆的子串；取前 10。 */
-export function searchMemory(query: string): string {
+/** 关键词计分：查询按空白拆开，每条记忆命中几个关键词（子串，不分大小写）就得几分，取前 10。中文要字面命中。 */
+function searchMemory(query: string): string {
     const words = query.toLowerCase().split(/\s+/).filter(Boolean);
-    if (words.length === 0) return '缺少参数：query';
     const hits = memories
         .map((text) => ({ text, score: words.filter((w) => text.toLowerCase().includes(w)).length }))
         .filter((h) => h.score > 0)
@@ -29,7 +42,7 @@ export function searchMemory(query: string): string {
     return `找到 ${hits.length} 条记忆：\n${hits.map((h, i) => `${i + 1}. ${h.text}`).join('\n')}`;
 }
 
-export function registerMemoryTools(changed: () => void): void {
+export function registerMemoryTools(): void {
     registerTool({
         name: 'memory_write',
         description: '把值得跨对话保留的用户偏好、项目事实或重要决定写入长期记忆。不要记临时进度或能从文件里读到的东西。',
@@ -40,35 +53,24 @@ export function registerMemoryTools(changed: () => void): void {
             additionalProperties: false,
         },
         run(args) {
-            const content = typeof args.content === 'string' ? args.content.trim() : '';
-            if (!content) return '缺少参数：content';
-            if (memories.includes(content)) return '这条记忆已经存在';
-            writeOwnJson(MEMORY_FILE, [...memories, content]);   // 先写盘成功，再改内存
+            if (problem) return problem;
+            // 存进文件之前脱敏：模型可能把你说过的密钥当成「事实」记下来（第 8 天：密钥不从一处漏进别的文件）
+            const content = redact(stringArg(args, 'content').trim());
+            if (memories.includes(content)) return '这条记忆已经有了';
+            writeJsonAtomic(MEMORY_FILE, [...memories, content]);   // 第 6 天的原子写入。先写盘成功，再改内存：两者始终一致
             memories = [...memories, content];
-            changed();
             return `已记住：${content}`;
         },
     });
     registerTool({
         name: 'memory_search',
-        description: '按关键词搜索长期记忆（用空格分隔多个关键词）。需要用户偏好或项目事实时先搜索，不要猜。',
+        description: '按关键词搜索长期记忆（空格分隔多个关键词）。需要用户偏好或项目事实时先搜索，不要猜。',
         parameters: {
             type: 'object',
             properties: { query: { type: 'string', description: '空格分隔的关键词' } },
             required: ['query'],
             additionalProperties: false,
         },
-        run: (args) => searchMemory(typeof args.query === 'string' ? args.query : ''),
+        run: (args) => problem || searchMemory(stringArg(args, 'query')),
     });
-}
-
-// —— 加固：读坏的记忆文件 ——
-
-/** 没有文件 = 没有记忆；读不出来、不是字符串数组都抛出。空白条目去掉。 */
-function checkedMemories(loaded: Loaded<unknown>): string[] {
-    if (loaded.state === 'missing') return [];
-    if (loaded.state === 'error') throw new Error(`读取长期记忆失败：${loaded.message}`);
-    const data = loaded.data;
-    if (!Array.isArray(data) || data.some((m) => typeof m !== 'string')) throw new Error(`读取长期记忆失败：${MEMORY_FILE} 必须是字符串数组`);
-    return data.map((m: string) => m.trim()).filter(Boolean);
 }

@@ -23,9 +23,9 @@ const plan = (first: string, second: string) => ['todo_write', {
 const forced = (reply: FakeReply) => (req: RecordedRequest) =>
     req.body.tool_choice?.function?.name === 'todo_write' ? reply : say('（演示脚本：这一次请求本该强制 todo_write，但没有）');
 
-/** 子 Agent 的请求：非流式，只有它自己的系统提示和任务两条消息，没有工具。 */
+/** 子 Agent 的请求：只有它自己的系统提示和任务两条消息，没有工具。 */
 const subAgent = (reply: FakeReply) => (req: RecordedRequest) =>
-    req.body.stream !== true && req.body.messages.length === 2 && !req.body.tools ? reply : say('（演示脚本：子 Agent 的请求不该带历史或工具）');
+    req.body.messages.length === 2 && !req.body.tools ? reply : say('（演示脚本：子 Agent 的请求不该带历史或工具）');
 
 /** 系统提示里「项目说明（AGENTS.md）：」那一节的要点：模型没读文件，是入口每次请求都带给它的。 */
 const fromAgentsMd = (req: RecordedRequest) => {

@@ -25,6 +25,20 @@ interface Mistake {
 
 const SOLUTION = 'test/check/solution-day15';
 
+// day11 的 index.ts 里换掉 registerSubAgentTool(cfg)：delegate_task 把主对话的整个历史连同任务发出去
+const SUB_AGENT_WITH_HISTORY = `const { registerTool } = await import('./tools.ts');
+const { streamChat } = await import('./llm.ts');
+registerTool({
+    name: 'delegate_task', description: '交给子 Agent', parameters: { type: 'object', properties: { task: { type: 'string' } }, required: ['task'] },
+    async run(args, signal) {
+        const stream = streamChat(cfg, [{ role: 'system', content: '你是子 Agent' }, ...chat.history, { role: 'user', content: args.task }], [], signal);
+        for (;;) {
+            const step = await stream.next();
+            if (step.done) return step.value.text;
+        }
+    },
+});`;
+
 const MISTAKES: Mistake[] = [
     { what: '没有给每个请求开计时器', day: 15, from: SOLUTION, file: 'mcp.ts', find: '}, 10_000);', replace: '}, 0x7fffffff);', check: '10 秒没有回答', because: /Agent 一直没退出/ },
     { what: '服务器退出时不让挂着的请求失败', day: 15, from: SOLUTION, file: 'mcp.ts', find: "this.child.on('exit', () => this.markDead());", replace: '', check: 'markDead', because: /秒后才到（像是等到超时/ },
@@ -32,14 +46,15 @@ const MISTAKES: Mistake[] = [
     { what: '工具名没加 mcp_<服务名>_ 前缀', day: 15, from: SOLUTION, file: 'index.ts', find: 'const full = `mcp_${name}_${t.name}`;', replace: 'const full = t.name;', check: 'mcp_<服务名>_<工具名>', because: /请求里的工具：echo、clock/ },
     { what: '握手时忘了发 notifications/initialized', day: 15, from: SOLUTION, file: 'mcp.ts', find: "this.send({ jsonrpc: '2.0', method: 'notifications/initialized' });", replace: '', check: '握手顺序', because: /服务器收到：initialize → tools\/list/ },
     { what: '退出时不停服务器', day: 15, from: SOLUTION, file: 'index.ts', find: 'await Promise.all(servers.map((s) => s.stop()));', replace: '', check: '服务器进程不留下', because: /Agent 退出后服务器还在运行/ },
-    { what: 'delegate_task 不等子 Agent 的结论', day: 9, from: 'day11', file: 'planning.ts', find: 'return delegate(args.task);', replace: "void delegate(args.task); return '已交给子 Agent';", check: '子 Agent 的结论', because: /工具结果：已交给子 Agent/ },
-    { what: '子 Agent 的请求带上了主对话的历史', day: 9, from: 'day11', file: 'chat.ts', find: "{ role: 'system', content: SUB_AGENT_PROMPT },", replace: "{ role: 'system', content: SUB_AGENT_PROMPT }, ...this.history,", check: '子 Agent 的请求是一次新的对话', because: /暗号是 HIST/ },
-    { what: '没把强制 todo_write 的策略接进对话循环', day: 9, from: 'day11', file: 'index.ts', find: 'chat.setForcedTool(forceTodo);', replace: '', check: '强制先调用 todo_write', because: /tool_choice："auto"/ },
-    { what: '从代码的文件夹读 AGENTS.md，而不是工作目录', day: 10, from: 'day11', file: 'instructions.ts', find: "path.join(root, 'AGENTS.md')", replace: "path.join(import.meta.dirname, 'AGENTS.md')", check: 'AGENTS.md', because: /user：你好/ },
-    { what: '长期记忆只在内存里，没写盘', day: 10, from: 'day11', file: 'memory.ts', find: 'writeOwnJson(MEMORY_FILE, [...memories, content]);', replace: '', check: '长期记忆跨进程', because: /没有找到相关记忆/ },
-    { what: '白名单只用来过滤请求里的工具，执行时不再查', day: 11, from: 'day11', file: 'tools.ts', find: 'if (!isAllowed(name)) return', replace: 'if (false) return', check: '执行时也被拒绝', because: /build\/ 被删了/ },
+    { what: 'delegate_task 不等子 Agent 的结论', day: 9, from: 'day11', file: 'subagent.ts', find: "run: (args, signal) => askSubAgent(cfg, stringArg(args, 'task'), signal),", replace: "run(args, signal) { void askSubAgent(cfg, stringArg(args, 'task'), signal); return '已交给子 Agent'; },", check: '子 Agent 的结论', because: /工具结果：已交给子 Agent/ },
+    // 课里的子 Agent 拿不到主对话的历史；常见的错是干脆用主对话的 chat.history 去问
+    { what: '子 Agent 的请求带上了主对话的历史', day: 9, from: 'day11', file: 'index.ts', find: 'registerSubAgentTool(cfg);', replace: SUB_AGENT_WITH_HISTORY, check: '子 Agent 的请求是一次新的对话', because: /暗号是 HIST/ },
+    { what: '没把强制 todo_write 的策略接进对话循环', day: 9, from: 'day11', file: 'index.ts', find: 'chat.setForcedTool(forceTodo);', replace: '', check: '强制先调用 todo_write', because: /tool_choice：null/ },
+    { what: '从代码的文件夹读 AGENTS.md，而不是工作目录', day: 10, from: 'day11', file: 'instructions.ts', find: "safePath('AGENTS.md')", replace: '`${import.meta.dirname}/AGENTS.md`', check: 'AGENTS.md', because: /user：你好/ },
+    { what: '长期记忆只在内存里，没写盘', day: 10, from: 'day11', file: 'memory.ts', find: 'writeJsonAtomic(MEMORY_FILE, [...memories, content]);', replace: '', check: '长期记忆跨进程', because: /没有找到相关记忆/ },
+    { what: '白名单只用来过滤请求里的工具，执行时不再查', day: 11, from: 'day11', file: 'tools.ts', find: 'if (visible && !visible.has(name)) return', replace: 'if (false) return', check: '执行时也被拒绝', because: /build\/ 被删了/ },
     { what: '/use 之后技能说明没进系统提示', day: 11, from: 'day11', file: 'instructions.ts', find: 'if (parts.skill) sections.push', replace: 'if (false) sections.push', check: '技能说明进了系统提示', because: /之后的 system 消息/ },
-    { what: '启用技能后请求里还是全部工具', day: 11, from: 'day11', file: 'tools.ts', find: 'listTools().filter((t) => isAllowed(t.name)).map(openAITool)', replace: 'listTools().map(openAITool)', check: '只带白名单', because: /请求里的工具：.*run_shell/ },
+    { what: '启用技能后请求里还是全部工具', day: 11, from: 'day11', file: 'tools.ts', find: 'listTools().filter((t) => !visible || visible.has(t.name))', replace: 'listTools()', check: '只带白名单', because: /请求里的工具：.*run_shell/ },
     { what: 'search 没跳过 node_modules 和点目录', day: 12, from: 'day15', file: 'search.ts', find: "if (ent.name.startsWith('.') || ent.name === 'node_modules') continue;", replace: '', check: '跳过 node_modules', because: /node_modules\/lib\/index\.js:1/ },
     { what: 'fetch 把 HTML 原样交给模型', day: 12, from: 'day15', file: 'web.ts', find: 'text: isHtml ? htmlToText(body) : body', replace: 'text: body', check: 'HTML 变成纯文字', because: /<p>正文/ },
     { what: 'fetch 不问就联网', day: 12, from: 'day15', file: 'lookup.ts', find: "if (!(await authorize('fetch', `\\n即将抓取", replace: "if (false && !(await authorize('fetch', `\\n即将抓取", check: 'fetch 先问你', because: /网页服务收到 1 个请求/ },
