@@ -1,218 +1,109 @@
-// Day 4：文件工具 ls / read / glob / write / patch。Day 8 起路径都限制在权限根目录之内。
+// Day 4：文件工具 ls / read / glob / write / patch。路径都相对权限的根目录（第 8 天起；缺省就是当前目录），出不了根目录。
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { StringDecoder } from 'node:string_decoder';
-import { openRegularFile } from './config.ts';
-import { applyHunks, diff, type Hunk } from './diff.ts';
+import { diff } from './diff.ts';
 import { glob, GLOB_LIMIT } from './glob.ts';
-import { authorize, permissionRoot, safeGlob, safePath } from './permissions.ts';
-import { redactFileContent, safeCut } from './redact.ts';
-import { MAX_OUTPUT_CHARS, registerTool, stringArg } from './tools.ts';
-import { backup } from './undo.ts';
+import { permissionRoot, safePath } from './permissions.ts';   // Day 8：目录隔离
+import { redact } from './redact.ts';
+import { confirm, registerTool, stringArg } from './tools.ts';
+import { backup } from './undo.ts';   // Day 8：撤销
 
+const READ_CHARS = 1500;   // read 一页的字符数：加上首尾的说明，仍在一个工具结果的上限（MAX_OUTPUT_CHARS）之内
+
+// 参数的 JSON Schema：一个对象，只有列出的属性
 const schema = (properties: Record<string, unknown>, required: string[]) =>
     ({ type: 'object', properties, required, additionalProperties: false });
-
-/**
- * write 和 patch 共用的写入流程：读旧内容 → 相同就直接成功 → 显示 diff 并确认 → 备份旧内容供 /undo → 建目录、写入。
- * Day 8：文件原来不存在时旧内容是 null（撤销时删除文件），和空文件 "" 区分开。
- */
-async function writeWithConfirm(tool: string, file: string, next: (old: string) => string, done: string, cancelled: string): Promise<string> {
-    const abs = writable(safePath(file));
-    let old: string | null = null;
-    try {
-        old = fs.readFileSync(abs, 'utf8');
-    } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-    }
-    const content = next(old ?? '');
-    if (content === old) return done;
-    if (!(await authorize(tool, `\n${diff(old ?? '', content)}\n确认写入 ${abs}？${ownConfigNote(abs)}`))) return cancelled;
-    backup(abs, old);
-    fs.mkdirSync(path.dirname(abs), { recursive: true });
-    fs.writeFileSync(abs, content, 'utf8');
-    return done;
-}
+const text = (description: string) => ({ type: 'string', description });
 
 export function registerFileTools(): void {
     registerTool({
         name: 'ls',
         description: '列出目录内容（目录在前，以 / 结尾）',
-        parameters: schema({ path: { type: 'string', description: '目录路径，默认当前目录' } }, []),
+        parameters: schema({ path: text('目录路径，默认当前目录') }, []),
         run(args) {
-            const dir = typeof args.path === 'string' && args.path ? args.path : '.';
-            let entries: fs.Dirent[];
-            try {
-                entries = fs.readdirSync(safePath(dir), { withFileTypes: true });
-            } catch (e) {
-                return `打开目录失败：${(e as Error).message}`;
-            }
-            if (entries.length === 0) return '（空目录）';
-            const names = (dirs: boolean) => entries
-                .filter((e) => e.isDirectory() === dirs)
-                .map((e) => e.name + (dirs ? '/' : ''))
-                .sort((a, b) => a.localeCompare(b));
-            return `共 ${entries.length} 项：\n${[...names(true), ...names(false)].join('\n')}`;
+            const entries = fs.readdirSync(safePath(typeof args.path === 'string' && args.path ? args.path : '.'), { withFileTypes: true });
+            const names = entries.map((e) => (e.isDirectory() ? `${e.name}/` : e.name));
+            names.sort((a, b) => Number(b.endsWith('/')) - Number(a.endsWith('/')) || a.localeCompare(b));
+            return names.length ? names.join('\n') : '（空目录）';
         },
     });
-
     registerTool({
         name: 'read',
-        description: `读取文本文件，每次最多 ${MAX_OUTPUT_CHARS} 个字符；长文件用 offset 分段继续读`,
-        parameters: schema({
-            path: { type: 'string', description: '文件路径' },
-            offset: { type: 'number', description: '从第几个字符开始读，默认 0' },
-        }, ['path']),
+        description: `读取文本文件，每次最多 ${READ_CHARS} 个字符；长文件用 offset 接着读`,
+        parameters: schema({ path: text('文件路径'), offset: { type: 'number', description: '从第几个字符开始读，默认 0' } }, ['path']),
         run(args) {
-            const file = stringArg(args, 'path');
-            try {
-                return pageOf(safePath(file), args.offset);
-            } catch (e) {
-                return `读取文件失败：${(e as Error).message}`;
-            }
+            // 一次只交一页：一个大文件不会一下子塞满模型的上下文，模型需要时自己接着读
+            // Day 8：先脱敏整个文件再分页：切在页边上的密钥，两半各自都认不出来
+            const content = redact(fs.readFileSync(safePath(stringArg(args, 'path')), 'utf8'));
+            const offset = Math.max(0, Math.floor(Number(args.offset) || 0));
+            const end = Math.min(content.length, offset + READ_CHARS);
+            const more = end < content.length ? `\n（还没读完：用 offset=${end} 接着读）` : '';
+            return `（文件共 ${content.length} 个字符，这次读了 ${offset}-${end}）\n${content.slice(offset, end)}${more}`;
         },
     });
-
     registerTool({
         name: 'glob',
         description: '按通配符查找文件，如 **/*.ts、src/*.{js,ts}；不进入点目录和 node_modules',
-        parameters: schema({ pattern: { type: 'string', description: 'glob 模式' } }, ['pattern']),
+        parameters: schema({ pattern: text('glob 模式') }, ['pattern']),
         run(args) {
-            const pattern = stringArg(args, 'pattern');
-            try {
-                safeGlob(pattern);
-                const { paths, truncated } = glob(pattern, permissionRoot());
-                if (paths.length === 0) return '（没有匹配的文件）';
-                const more = truncated ? `\n（结果超过 ${GLOB_LIMIT} 个，只显示前 ${GLOB_LIMIT} 个；请缩小模式）` : '';
-                return `匹配到 ${paths.length} 个文件：\n${paths.join('\n')}${more}`;
-            } catch (e) {
-                return `glob 失败：${(e as Error).message}`;
-            }
+            const found = glob(stringArg(args, 'pattern'), permissionRoot());
+            const more = found.length >= GLOB_LIMIT ? `\n（只列出前 ${GLOB_LIMIT} 个：请缩小模式）` : '';
+            return found.length ? `${found.join('\n')}${more}` : '（没有匹配的文件）';
         },
     });
-
     registerTool({
         name: 'write',
-        authorizes: true,   // Day 8：带着 diff 自己调用 authorize
         description: '把完整内容写入文件（覆盖；会先显示 diff 请用户确认；自动创建父目录）',
-        parameters: schema({
-            path: { type: 'string', description: '文件路径' },
-            content: { type: 'string', description: '文件的完整新内容' },
-        }, ['path', 'content']),
+        parameters: schema({ path: text('文件路径'), content: text('文件的完整新内容') }, ['path', 'content']),
         run(args) {
-            const file = stringArg(args, 'path');
-            if (typeof args.content !== 'string') throw new Error('缺少参数：content');
             const content = args.content;
-            return writeWithConfirm('write', file, () => content, `已写入 ${file}`, '已取消写入');
+            if (typeof content !== 'string') throw new Error('缺少参数：content');
+            return writeWithConfirm(stringArg(args, 'path'), () => content);
         },
     });
-
     registerTool({
         name: 'patch',
-        authorizes: true,   // Day 8：带着 diff 自己调用 authorize
-        description: '按片段修改文件：每个 hunk 的 old 必须在文件中恰好出现一次，依次替换为 new（会先显示 diff 请用户确认）',
+        description: '按片段修改文件：每个 hunk 的 old 必须在文件里恰好出现一次，依次换成 new（会先显示 diff 请用户确认）',
         parameters: schema({
-            path: { type: 'string', description: '文件路径' },
+            path: text('文件路径'),
             hunks: {
                 type: 'array',
-                description: '要做的替换，按顺序应用',
-                items: schema({
-                    old: { type: 'string', description: '原文片段（精确匹配，含空白）' },
-                    new: { type: 'string', description: '替换后的片段' },
-                }, ['old', 'new']),
+                description: '按顺序应用的替换',
+                items: schema({ old: text('原文片段（精确匹配，含空白）'), new: text('换成的片段') }, ['old', 'new']),
             },
         }, ['path', 'hunks']),
         run(args) {
-            const file = stringArg(args, 'path');
-            const hunks = args.hunks as Hunk[];
-            return writeWithConfirm('patch', file, (old) => applyHunks(old, hunks), `已对 ${file} 应用 ${Array.isArray(hunks) ? hunks.length : 0} 处修改`, '已取消修改');
+            return writeWithConfirm(stringArg(args, 'path'), (old) => applyHunks(old, args.hunks));
         },
     });
 }
 
-// —— 加固：长文件分页、只读要返回的那一页、不读不写特殊文件、写 Agent 自己的配置时说一声 ——
-
-/**
- * read 的一页：从 offset 起最多 MAX_OUTPUT_CHARS 个字符，说明总长和下一页从哪里继续。只读到这一页的末尾（一次 64 KiB，
- * 解码、脱敏后只留下这一页），几百 MB 的文件读第一页也只占几十 KB；读到了文件末尾才知道共有多少个字符，没读到就说有多少字节。
- * 命名管道、设备、套接字不读（openRegularFile）：读它们会一直等下去，或者永远读不完
- */
-function pageOf(file: string, from: unknown): string {
-    const offset = Math.max(0, Math.floor(Number(from) || 0));
-    const fd = openRegularFile(file);
-    try {
-        const { text, total } = charWindow(fd, offset, offset + MAX_OUTPUT_CHARS + 1);   // 多要一个字符：看得出后面还有没有
-        if (total !== undefined && offset >= total && total > 0) return 'offset 已经超出文件末尾';
-        const end = offset + Math.min(text.length, MAX_OUTPUT_CHARS);
-        const size = total === undefined ? `文件有 ${fs.fstatSync(fd).size} 字节，没读到末尾、不知道共多少个字符` : `文件共 ${total} 个字符`;
-        let result = `（${size}，本次读取 ${offset}-${end}）\n${text.slice(0, MAX_OUTPUT_CHARS)}`;
-        if (text.length > MAX_OUTPUT_CHARS) result += `\n还有更多内容；用 offset=${end} 继续调用 read`;
-        return result;
-    } finally {
-        fs.closeSync(fd);
-    }
+/** write 和 patch 共用：读旧内容 → 算出新内容 → 没有变化就不问 → 显示 diff 并确认 → 建好父目录再写。 */
+async function writeWithConfirm(file: string, next: (old: string) => string): Promise<string> {
+    const abs = safePath(file);   // 要确认的是「写到哪里」：问题里用绝对路径，不容易看错。Day 8：越界的路径在这里就抛错，不会问你
+    const exists = fs.existsSync(abs);
+    const old = exists ? fs.readFileSync(abs, 'utf8') : '';
+    const content = next(old);
+    if (exists && content === old) return `${file} 的内容本来就是这样，没有写入`;
+    // diff 一行也不截：答 y 之前，要改的每一行都看得到
+    if (!(await confirm(`${diff(old, content)}\n确认写入 ${abs}？`))) return '已取消写入';
+    backup(abs, exists ? old : null);   // Day 8：先记下旧内容，/undo 用
+    fs.mkdirSync(path.dirname(abs), { recursive: true });
+    fs.writeFileSync(abs, content);
+    return `已写入 ${file}`;
 }
 
-// 不超过 1 MiB 的文件读到末尾、数出总字符数（只多花时间，内存里照样只留这一页）；更大的读到这一页为止
-const COUNT_ALL_BYTES = 1024 * 1024;
-
-/**
- * 脱敏之后的文件内容的第 start 到 end 个字符（不含 end）；读到了文件末尾时 total 是总字符数。
- * Day 8：先脱敏、再切出这一页，offset 和页边界都不会把密钥切成认不出的半截。边读边脱敏：safeCut 说前面哪一段可以先脱敏，
- * 脱敏用 redactFileContent（像 .env 的行逐行换掉）。offset 数的是脱敏之后的字符，和一次读完整个文件再脱敏时一样
- */
-function charWindow(fd: number, start: number, end: number): { text: string; total?: number } {
-    const decoder = new StringDecoder('utf8');   // 一个汉字的几个字节分在两块里也解得对
-    const chunk = Buffer.alloc(64 * 1024);
-    let pending = '';   // 读到了、还没脱敏的原文
-    let text = '';
-    let bytes = 0;
-    let pos = 0;        // 已经脱敏的字符数
-    for (;;) {
-        const got = fs.readSync(fd, chunk, 0, chunk.length, null);
-        pending += got ? decoder.write(chunk.subarray(0, got)) : decoder.end();
-        const cut = got ? safeCut(pending) : pending.length;
-        const piece = redactFileContent(pending.slice(0, cut));
-        pending = pending.slice(cut);
-        text += piece.slice(Math.max(0, start - pos), Math.max(0, end - pos));
-        pos += piece.length;
-        bytes += got;
-        if (!got) return { text, total: pos };
-        if (pos >= end && bytes >= COUNT_ALL_BYTES) return { text };
+/** patch 的规则：每个 old 必须恰好出现一次，否则一个字都不改，原因交给模型（它会把 old 写长一点再试）。几个 hunk 依次作用。 */
+function applyHunks(original: string, hunks: unknown): string {
+    if (!Array.isArray(hunks) || hunks.length === 0) throw new Error('hunks 为空，没有做任何修改');
+    let work = original;
+    for (const h of hunks) {
+        if (typeof h?.old !== 'string' || h.old === '' || typeof h.new !== 'string') throw new Error('每个 hunk 都要有非空的 old 和字符串 new');
+        const at = work.indexOf(h.old);
+        if (at === -1) throw new Error(`没有找到片段：${h.old.slice(0, 80)}`);
+        if (work.indexOf(h.old, at + 1) !== -1) throw new Error(`片段出现了不止一次，请把 old 写长一点：${h.old.slice(0, 80)}`);
+        // 用 slice 拼接而不是 String.replace：新文字里的 $& 不会被当成特殊写法
+        work = work.slice(0, at) + h.new + work.slice(at + h.old.length);
     }
-}
-
-// 写入之前看清要写的是什么。硬链接（nlink > 1）的文件和别处的某个文件是同一份内容：经它写入会改到根目录之外、
-// 确认时看不出来的地方，所以拒绝；不是普通文件的（命名管道、设备）读旧内容就会卡住，也拒绝。还不存在的文件照常新建。
-// 局限：确认之后、写入之前才建的硬链接挡不住（那要别的程序在这几秒里动手）
-function writable(file: string): string {
-    const st = fs.statSync(file, { throwIfNoEntry: false });
-    if (st && !st.isFile()) throw new Error(`拒绝写入 ${file}：不是普通文件（是目录、命名管道、设备或套接字）`);
-    if (st && st.nlink > 1) {
-        throw new Error(`拒绝写入 ${file}：它有 ${st.nlink} 个硬链接，和别处的文件是同一份内容，写它会一起改掉那些地方（可能在根目录之外）。`
-            + '提示：要改它，先复制一份再换回来（cp 文件 副本 && mv 副本 文件），断开硬链接');
-    }
-    return file;
-}
-
-// 写的是 Agent 自己的配置（当前文件夹的 .env、.geekagent/ 下的文件、主目录的 ~/.geekagent/）时在问题里说出来：一行 diff
-// 看不出这个文件管着密钥发往哪里、哪些工具不经询问就执行；改动下次启动才生效，那时未必还会再问。按真实路径比较，
-// 经符号链接写过去也认得出
-function ownConfigNote(file: string): string {
-    const target = realPath(file);
-    const here = realPath(process.cwd());
-    const dirs = [path.join(here, '.geekagent'), path.join(realPath(os.homedir()), '.geekagent')];
-    const own = target === path.join(here, '.env') || dirs.some((dir) => target.startsWith(dir + path.sep));
-    return own ? '（这是 Agent 自己的配置，下次启动生效）' : '';
-}
-
-// 真实路径；还不存在的部分接在最近一级存在的目录的真实路径后面
-function realPath(p: string): string {
-    try {
-        return fs.realpathSync(p);
-    } catch {
-        const parent = path.dirname(p);
-        return parent === p ? p : path.join(realPath(parent), path.basename(p));
-    }
+    return work;
 }

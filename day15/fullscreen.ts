@@ -1,120 +1,120 @@
-// Day 7：全屏界面前端：把 Tui（tui.ts）接到输入队列、确认提示和用量面板上。
+// Day 7：全屏界面前端：把 Screen（screen.ts）接到输入队列、确认问题和用量面板上。
 import path from 'node:path';
-import type { Chat, ReplyPiece } from './chat.ts';
-import type { Color } from './color.ts';
+import type { Chat } from './chat.ts';
+import { err, out } from './color.ts';
 import type { Config } from './config.ts';
-import type { FrontEnd } from './frontend.ts';
-import { answerMark, askPaged, EOF, queuedNote, type InputQueue } from './input.ts';
-import { mcpPanelText, type McpManager } from './mcp-setup.ts';
-import { getMemories, memoryBlocks } from './memory.ts';
+import type { FrontEnd, Hooks } from './frontend.ts';
+import { EOF, SETTLE_MS, type InputQueue } from './input.ts';
 import { permissionRoot } from './permissions.ts';
-import { formatTodos, getTodos } from './planning.ts';
+import { formatTodos } from './planning.ts';   // Day 9–11：面板里的 TODO 清单和启用着的技能
+import { Screen } from './screen.ts';
 import type { Sessions } from './sessions.ts';
 import { activeSkill } from './skills.ts';
-import { displayWidth } from './term.ts';
-import { Tui } from './tui.ts';
-import { CONTEXT_WINDOW, UsageMeter } from './usage.ts';
+import { width } from './term.ts';
 
+const CONTEXT_WINDOW = 64000;   // 面板里「上下文」的百分比按这个窗口算（DeepSeek 是 64K；换了模型改这里）
+
+/** 面板要显示的东西从哪来。 */
 export interface PanelSource {
     cfg: Config;
     chat: Chat;
     sessions: Sessions;
-    usage: UsageMeter;
-    instructions: string;   // Day 10：项目说明（AGENTS.md）的内容，面板只显示有没有
-    mcp: McpManager;        // Day 15：MCP 服务器的连接状态
 }
 
-/** 面板各行（'─ ' 开头的是分节线，约定见 render.ts）。每帧都从状态重新算，不单独存。 */
-function panelLines({ cfg, chat, sessions, usage, instructions, mcp }: PanelSource): string[] {
-    const context = contextOf(chat.history);
-    return [
-        `模型 ${cfg.model}`,
-        `对话 ${sessions.currentId}`,
-        `根目录 ${shortRoot()}`,
-        // Day 10：记忆条数、项目说明；Day 11：当前技能
-        `记忆 ${getMemories().length} 条 / ${memoryBlocks()} 块`,   // Day 13：记忆切成的块数
-        `项目说明 ${instructions ? '已加载' : '无'}`,
-        `技能 ${activeSkill()?.name ?? '无'}`,
-        `MCP ${mcpPanelText(mcp)}`,   // Day 15：各服务器的状态和工具数
-        '─ 上下文',
-        `${context.tokens} / ${CONTEXT_WINDOW} tokens`,
-        `已用 ${context.percent}%`,
-        '─ 本轮',
-        `${usage.turn + usage.live} tokens`,
-        '─ 累计',
-        `${usage.total} tokens`,
-        '─ TODO',   // Day 9：规划清单
-        ...(getTodos().length ? formatTodos() : ['（还没有任务）']),
-    ];
-}
-
-export function createFullScreen(
-    queue: InputQueue,
-    hooks: { onCancel(): boolean; onExit(): void },
-    source: PanelSource,
-): FrontEnd {
-    const tui = new Tui({
-        input: process.stdin,
-        output: process.stdout,
-        onSubmit: (line) => {
+export function createFullScreen(queue: InputQueue, hooks: Hooks, source: PanelSource): FrontEnd {
+    const usage = { turn: 0, total: 0 };   // 服务商报的用量：这一轮、从启动到现在
+    const screen = new Screen({
+        submit(line) {
             queue.push(line);
-            tui.setQueued(queue.size);
+            screen.set({ queued: queue.size });
         },
-        onCancel: () => {
-            queue.decline();   // 取消时如果正在等确认，先替用户答「否」，让这一轮能结束
-            hooks.onCancel();
-        },
-        onExit: hooks.onExit,
-        panel: () => panelLines(source),
+        interrupt: hooks.interrupt,
+        quit: hooks.quit,
+        panel: () => panelLines(source, usage),
     });
-    tui.start();
+    screen.start();
+    let closed = false;
 
     return {
-        print(color: Color, text: string) { tui.append(text, color); },
-        piece(piece: ReplyPiece) {
-            if (piece.type === 'progress') tui.append(`[${piece.text}]`, 'tool');
-            else if (piece.type === 'notice') tui.append(piece.text, 'system');
-            else tui.appendInline(piece.text, piece.type === 'reasoning' ? 'reasoning' : 'model');
+        ready() {},
+        print(color, text) {
+            if (!closed) screen.append(text, color);
+            else if (color === 'error') err('error', text);   // 终端已经还原：退出时的保存、bye 直接写到普通终端上
+            else out(color, text);
         },
-        endReply() { tui.renderNow(); },
-        echoUser(line: string) {
-            tui.setQueued(queue.size);
-            tui.append(`You › ${line}`, 'user');
+        piece(piece) {
+            if (piece.type === 'usage') {
+                usage.turn += piece.tokens;
+                usage.total += piece.tokens;
+                screen.refresh();
+            } else if (piece.type === 'progress') screen.append(`[${piece.text}]`, 'tool');
+            else screen.append(piece.text, piece.type === 'reasoning' ? 'reasoning' : 'model', true);
         },
-        setBusy(busy: boolean) { tui.setBusy(busy); },
-        // 问题钉在输入行上面，过一会儿输入行才变成 [y/N]：只认那之后提交的一行（见 InputQueue.answer），之前排队、
-        // 提交的行留着，之后照常处理。太长的提示回答 d 分页看全文
-        confirm: (prompt: string) => askPaged(prompt, async (question) => {
-            tui.showQuestion(question);
-            const item = await queue.answer({
-                prompt: () => tui.promptAnswer(),
-                typing: () => false,   // 输入行里打了一半的字，promptAnswer() 已经收起来了，答完放回
-                early: (line) => { if (line.trim()) tui.append(queuedNote(line), 'system'); },
-            });
-            const answer = item === EOF ? '' : item;
-            tui.answerQuestion(answerMark(answer));
-            tui.setQueued(queue.size);
-            return answer;
-        }, (page) => tui.append(page, 'tool')),
-        refresh() { tui.requestRender(); },
-        close() { tui.stop(); },
+        endReply: () => screen.endReply(),
+        echo(line) {
+            screen.set({ queued: queue.size });
+            screen.append(`You › ${line}`, 'user');
+        },
+        confirm: (question) => answer(question, queue, screen),
+        setBusy(busy) {
+            if (busy) usage.turn = 0;
+            screen.set({ busy });
+        },
+        close() {
+            closed = true;
+            screen.stop();
+        },
     };
 }
 
-// —— 加固：面板每帧重建的开销、太长的根目录 ——
-
-// 面板每帧都重建（流式输出时每秒最多 60 次），而历史只在整条消息进出时才变：
-// 按数组对象和长度缓存上下文估算，免得每帧都把整个历史 JSON 序列化一遍
-let contextCache = { history: null as unknown, length: -1, value: { tokens: 0, percent: 1 } };
-function contextOf(history: unknown[]): { tokens: number; percent: number } {
-    if (contextCache.history !== history || contextCache.length !== history.length) {
-        contextCache = { history, length: history.length, value: UsageMeter.context(JSON.stringify(history)) };
+/**
+ * 全屏界面里的确认，规则和第 3 天行模式的 readAnswer() 一样：只有问题出现 SETTLE_MS 之后提交的一行算回答。
+ * 问题出现时输入行里打了一半的字先收起来（答完放回）；窗口之内提交的行照常排队，这一轮结束后当作一句话处理；
+ * 窗口结束时输入行里又打的字也收起来——晚到的按键同样是问题出现之前打的。空行（包括 Ctrl+C 替你放进来的）马上算「否」。
+ */
+async function answer(question: string, queue: InputQueue, screen: Screen): Promise<string> {
+    if (queue.size > 0) screen.append(`（问题出现前打的 ${queue.size} 行已排队，不算回答，这一轮结束后照常处理）`, 'tool');
+    screen.append(question, 'tool');
+    screen.ask();
+    const shown = performance.now();
+    const settle = setTimeout(() => screen.ask(), SETTLE_MS);
+    let reply = '';
+    for (;;) {
+        const item = await queue.nextFresh();
+        if (item === EOF) break;
+        if (performance.now() - shown >= SETTLE_MS || item.trim() === '') {
+            reply = item;
+            break;
+        }
+        queue.push(item);
+        screen.set({ queued: queue.size });
+        screen.append(`（「${item}」是问题出现前打的，已排队，这一轮结束后当作一句话发出；请重新回答）`, 'tool');
     }
-    return contextCache.value;
+    clearTimeout(settle);
+    screen.append(`[y/N] ${reply}`, 'tool');   // 回答记在问题下面
+    screen.answered();
+    screen.set({ queued: queue.size });
+    return reply;
 }
 
-// 根目录太长会被面板截断，只留最后一级
-function shortRoot(): string {
+/** 面板：每画一帧从状态重新算一遍。上下文是按历史的 JSON 估的（约 2 个字符 1 个 token），本轮、累计是服务商报的。 */
+function panelLines({ cfg, chat, sessions }: PanelSource, usage: { turn: number; total: number }): string[] {
+    const context = Math.ceil(JSON.stringify(chat.history).length / 2);
     const root = permissionRoot();
-    return displayWidth(root) > 18 ? '…/' + path.basename(root) : root;
+    return [
+        `模型 ${cfg.model}`,
+        `对话 ${sessions.currentId}`,
+        `根目录 ${width(root) > 18 ? `…/${path.basename(root)}` : root}`,
+        '',
+        '上下文',
+        `  ${context} / ${CONTEXT_WINDOW} tokens`,
+        `  已用 ${Math.max(1, Math.ceil((context / CONTEXT_WINDOW) * 100))}%`,
+        '本轮',
+        `  ${usage.turn} tokens`,
+        '累计',
+        `  ${usage.total} tokens`,
+        // Day 9–11：启用着的技能、TODO 清单。每次工具调用之后（进度行）都重画一帧，清单跟着变
+        ...(activeSkill() ? ['', `技能 ${activeSkill()!.name}`] : []),
+        ...(formatTodos().length ? ['', 'TODO', ...formatTodos()] : []),
+    ];
 }

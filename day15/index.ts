@@ -1,124 +1,120 @@
-// 入口：只做组装。两个终端都是 TTY 时用全屏界面，否则用行模式 REPL。
+// Day 1：命令行 REPL。读一行 → 连同整个历史发给模型 → 回复一边生成一边显示 → 再读下一行。
+// Day 7：入口只做组装：stdin、stdout 都是终端时用全屏界面，否则用行模式；两个前端都把读到的行放进同一个输入队列。
 import { Chat } from './chat.ts';
 import { err } from './color.ts';
-import { runCommand } from './commands.ts';
-import { keyHost, loadConfig, missingKey, settleDotEnv } from './config.ts';
+import { runCommand, saveOnExit } from './commands.ts';
+import { keyHost, loadConfig, MISSING_KEY } from './config.ts';
 import { registerFileTools } from './files.ts';
-import type { FrontEnd } from './frontend.ts';   // Day 7：全屏和行模式两个前端共用的接口
+import type { FrontEnd } from './frontend.ts';
 import { createFullScreen } from './fullscreen.ts';
 import { EOF, InputQueue } from './input.ts';
-import { buildSystemPrompt, loadInstructions } from './instructions.ts';   // Day 10：项目说明（AGENTS.md）
-import { setNoticeHandler } from './llm.ts';
-import { registerLookupTools } from './lookup.ts';   // Day 12：代码搜索与网页抓取
-import { createMcp } from './mcp-setup.ts';
-import { loadMemory, recallMemory, registerMemoryTools } from './memory.ts';
-import { loadPermissions, setupPermissions, trustNeeds, untrusted, type PermissionConfig } from './permissions.ts';
+import { buildSystemPrompt, loadInstructions } from './instructions.ts';   // Day 10
+import { mcpTrustItems, readMcpConfig, startMcp, stopMcp } from './mcp-setup.ts';   // Day 15
+import { getMemories, loadMemory, registerMemoryTools } from './memory.ts';
+import { loadPermissions, relaxations, untrusted, usePermissions, type Rules } from './permissions.ts';
 import { createPlain } from './plain.ts';
-import { forceTodo, registerPlanningTools } from './planning.ts';
-import { loadRag, registerRagTools } from './rag.ts';
-import { visible } from './screen-text.ts';
+import { forceTodo, registerPlanningTools } from './planning.ts';   // Day 9
+import { loadRag, registerRagTools } from './rag.ts';   // Day 14
+import { recallMemory } from './recall.ts';   // Day 13
+import { registerSearchTool } from './search.ts';   // Day 12
 import { Sessions } from './sessions.ts';
 import { registerShellTools } from './shell.ts';
-import { activeSkill, listSkills, loadSkills } from './skills.ts';
-import { traceStatus } from './trace.ts';
+import { activeSkill, listSkills, loadSkills } from './skills.ts';   // Day 11
+import { registerSubAgentTool } from './subagent.ts';   // Day 9
+import { confirm, setConfirmFn } from './tools.ts';
 import { trustFolder } from './trust.ts';
-import { UsageMeter } from './usage.ts';
-import { setForeignNotice } from './written.ts';
+import { registerFetchTool } from './web.ts';   // Day 12
 
+const BANNER = 'GeekAgent Day 15 — 代码搜索、网页抓取、记忆召回、知识库与 MCP（day15）';
 const cfg = loadConfig();
-let permissions = loadPermissionsOrExit();
-// 启动顺序：配置 → 权限 → 记忆与知识库 → Chat → 技能 → MCP 配置 → 前端 → 信任 → 项目说明 → MCP 服务器（后台连接）。
-// 根目录来自权限、项目说明和 MCP 服务器都要等信任问题答完
-let instructions = '';
-try {
-    loadMemory();
-    loadRag();
-} catch (e) {
-    console.error(visible((e as Error).message));   // 报错里已经说了读的是哪个文件、坏在哪里
-    process.exit(1);
-}
-let recall = '';   // Day 13：这一轮召回的记忆（turn 开头按用户原话更新），放进系统提示
 const chat = new Chat(cfg);
-// 注册的先后就是工具在请求里、在 /help 里的顺序
+// Day 4：工具由入口显式注册，打开这个文件就看得到有哪些工具；注册的先后就是请求里、/help 里的顺序
 registerShellTools();
 registerFileTools();
-chat.setSystemPrompt(() => buildSystemPrompt({ agents: instructions, skill: activeSkill()?.body, recall }));
-const skillErrors: string[] = [];
-await loadSkills((message) => skillErrors.push(message));
-const sessions = new Sessions();
-const queue = new InputQueue();
-const usage = new UsageMeter();
-let running: { controller: AbortController; done: Promise<void> } | null = null;
-let exiting = false;
+registerPlanningTools();       // Day 9：todo_write
+registerSubAgentTool(cfg);     // Day 9：delegate_task
+registerMemoryTools();         // Day 10：memory_write、memory_search
+registerSearchTool();          // Day 12：search、fetch
+registerFetchTool();
+registerRagTools();            // Day 14：rag_add、rag_search
+chat.setForcedTool(forceTodo);   // Day 9：要计划时先强制 todo_write（Chat 只留钩子，规矩在 planning.ts）
+// Day 10：系统提示每次请求前由这个函数重新拼：AGENTS.md（信任问题答完才读）、启用着的技能的说明（第 11 天）
+let instructions = '';
+let recall = '';   // Day 13：这一轮召回的记忆，turn() 开头按你这句话更新；只进这一轮的请求
+chat.setSystemPrompt(() => buildSystemPrompt({ agents: instructions, skill: activeSkill()?.body }) + (recall ? `\n\n${recall}` : ''));
+const memoryProblem = loadMemory();   // Day 10：读不出来就说一句，这次不用记忆，文件不覆盖
+const skillProblems = await loadSkills();   // Day 11：代码旁边的 skills/，自带的 tools.ts 动态 import
+const ragProblem = loadRag();          // Day 14：读不了的知识库：说一句，不覆盖
+const mcpConfig = readMcpConfig();     // Day 15：只读，信任之前一台也不启动
+const rules = readPermissions();   // Day 8：在占下终端之前读：写错了就报错退出
+const sessions = new Sessions();   // Day 6
+let running: AbortController | null = null;   // 进行中的一轮
+const queue = new InputQueue();   // Day 3：读到的行先排队，确认问题也从这里取回答
+let confirming = false;           // Day 3：正在等 [y/N] 的回答
 
-/** 取消正在进行的一轮；返回是否真的取消了什么。 */
-function cancelTurn(): boolean {
-    if (!running) return false;
-    running.controller.abort();
-    return true;
-}
-
-const hooks = { onCancel: cancelTurn, onExit: () => void exit() };
+// Day 7：两个前端，一个接口
+const hooks = { interrupt, quit };
 const fullScreen = Boolean(process.stdin.isTTY && process.stdout.isTTY);
-// Day 15：读 mcp.json（写坏了也不抛错，原因记在 /mcp 里）。行模式下服务器的 stderr 暗色回显到 stderr，全屏模式下只留在 /mcp 里
-const mcp = createMcp(fullScreen ? undefined : (name, line) => err('reasoning', `[mcp:${name}] ${line}`));
-const plain = fullScreen ? null : createPlain(queue, hooks);
-const ui: FrontEnd = plain ?? createFullScreen(queue, hooks, {
-    cfg, chat, sessions, usage, mcp,
-    get instructions() {
-        return instructions;   // Day 10：面板每帧都来取：项目说明要等信任问题答完才读
-    },
-});
-registerPlanningTools((task) => chat.delegate(task), () => ui.refresh());
-chat.setForcedTool(forceTodo);
-registerMemoryTools(() => ui.refresh());
-registerLookupTools();   // Day 12：search、fetch
-registerRagTools();   // Day 14：知识库。MCP 工具连上服务器之后才追加在最后
+const ui: FrontEnd = fullScreen ? createFullScreen(queue, hooks, { cfg, chat, sessions }) : createPlain(queue, hooks);
+const context = { chat, sessions, ui };
+// 管道输入时 Ctrl+C 是发给进程的信号；SIGTERM、SIGHUP（关掉终端窗口）也走正常的退出流程：先回滚，再恢复终端、保存
+process.on('SIGINT', interrupt);
+process.on('SIGTERM', quit);
+process.on('SIGHUP', quit);
 
-setNoticeHandler((text) => ui.print('system', text));
-chat.setUsageListener((u) => {
-    usage.add(u);
-    ui.refresh();
-});
-// 管道输入时 Ctrl+C 是真正的 SIGINT；SIGTERM、SIGHUP 也走正常的退出流程（先回滚、再保存）
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void exit());
-
-const BANNER = 'GeekAgent Day 15 — MCP 工具接入（day15）';
-ui.print('system', BANNER);
-ui.print('system', `模型：${cfg.model}　密钥发往 ${keyHost(cfg)}　当前对话：${sessions.currentId}　输入 /help 查看命令`);
-if (!cfg.apiKey) ui.print('error', missingKey());   // 没有密钥也照常启动：命令都能用，要和模型对话时才报错
-if (process.env.GEEKAGENT_TRACE) ui.print('system', traceStatus(false));
-ui.print('system', 'MCP 服务器在 .geekagent/mcp.json 里声明，/mcp 查看状态');
-ui.print('system', `技能：${listSkills().map((k) => k.name).join('、') || '无'}（/skills 查看，/use 启用，/unuse 停用）`);
-for (const message of skillErrors) ui.print('error', message);
-// Day 15：项目的 MCP 服务器和放宽的权限一样，要先信任这个文件夹
-const trusted = await askFolderTrust();
-if (!trusted) permissions = untrusted(permissions);
-setupPermissions(permissions, (prompt) => ui.confirm(prompt));
-try {
-    instructions = loadInstructions(permissions.root);
-} catch (e) {
-    ui.print('error', `读取项目上下文失败：${(e as Error).message}`);
+/** Ctrl+C：回复进行中取消这一轮，空闲时退出。 */
+function interrupt(): void {
+    if (!running) return queue.push(EOF);
+    running.abort();   // 正在跑的命令收到同一个信号，整组被杀
+    if (confirming) queue.push('');   // Day 3：正在等 [y/N]：替你答「否」，免得它吞掉你接下来打的一行
 }
-ui.refresh();
-// Day 15：MCP 服务器在后台同时连接，命令照常立即回答；面板显示「连接中…」，连完再刷新
-mcp.start(trusted, reportMcp);
+
+/** Day 7：Ctrl+D、信号：取消进行中的一轮，然后退出（输入结束：主循环取到 EOF，走下面的退出流程）。 */
+function quit(): void {
+    if (running) interrupt();
+    queue.push(EOF);
+}
+
+// Day 3：工具要改变什么之前先问。问题原样显示（控制字符转义）；只有 y / yes 算同意，空行、别的字、输入结束、Ctrl+C 都是否
+setConfirmFn(async (question) => {
+    confirming = true;
+    const answer = await ui.confirm(question);
+    confirming = false;
+    return /^(y|yes)$/i.test(answer.trim());
+});
+
+ui.print('system', BANNER);
+ui.print('system', '这是教学版，只有章节里讲到的东西；日常使用请在仓库根目录运行 npm start（加固版）');
+ui.print('system', `模型：${cfg.model}　密钥发往 ${keyHost(cfg)}　输入 /help 查看命令`);
+if (!cfg.apiKey) ui.print('error', MISSING_KEY);
+
+// Day 8：文件夹自己的配置要放宽权限、要把 .env 的变量交给程序时，先问一次信任；答 y 之前一样都不生效
+// Day 15：mcp.json 要启动的服务器也在这个问题里；答 y 之后才启动
+if (await trustFolder([...mcpTrustItems(mcpConfig), ...relaxations(rules)], confirm, (text) => ui.print('error', text))) {
+    usePermissions(rules);
+    for (const line of await startMcp(mcpConfig)) ui.print('error', line);
+} else {
+    usePermissions(untrusted(rules));
+    ui.print('system', '没有信任这个文件夹：根目录就是这个文件夹，它的 allow 规则不生效（deny 照常），.env 的变量不交给程序');
+}
+// Day 10–11：根目录定下来之后才读 AGENTS.md；读不出来的记忆、没加载的技能各说一句，Agent 照常运行
+try {
+    instructions = loadInstructions();
+} catch (e) {
+    ui.print('error', `读取 AGENTS.md 失败（这次不用它）：${(e as Error).message}`);
+}
+if (memoryProblem) ui.print('error', memoryProblem);
+if (ragProblem) ui.print('error', ragProblem);
+for (const line of mcpConfig.problems) ui.print('error', line);
+for (const line of skillProblems) ui.print('error', line);
+ui.print('system', `技能：${listSkills().map((k) => k.name).join('、') || '无'}（/skills 查看，/use 启用，/unuse 停用）`);
 
 async function turn(text: string): Promise<void> {
-    recall = recallMemory(text);   // Day 13：先召回，再压缩、再请求
-    const controller = new AbortController();
-    let finish = () => {};
-    running = { controller, done: new Promise((r) => (finish = r)) };
-    usage.newTurn();
+    recall = recallMemory(getMemories(), text);   // Day 13：先召回，再请求
+    const controller = running = new AbortController();
     ui.setBusy(true);
     try {
-        // Day 15：第一次请求前等还在连接的 MCP 服务器，之后还没连上的说一句；放在这里，等待时按 Ctrl+C 是取消这一轮
-        await mcp.beforeTurn((line) => ui.print('system', line));
-        for await (const piece of chat.streamReply(text, controller.signal)) {
-            if (piece.type === 'text' || piece.type === 'reasoning') usage.streaming(piece.text);
-            else usage.live = 0;
-            ui.piece(piece);
-        }
+        for await (const piece of chat.streamReply(text, controller.signal)) ui.piece(piece);
         ui.endReply();
     } catch (e) {
         ui.endReply();
@@ -127,125 +123,33 @@ async function turn(text: string): Promise<void> {
     } finally {
         running = null;
         ui.setBusy(false);
-        finish();
-        ui.refresh();
     }
 }
 
-/** 退出流程：停止接收输入 → 中断并回滚正在进行的一轮 → 恢复终端 → 保存对话 → bye。 */
-async function exit(): Promise<never> {
-    if (exiting) process.exit(0);   // 退出途中再按一次 Ctrl+C：立即退出
-    exiting = true;
-    // 不再接收输入：正在等 [y/N] 的工具因此得到「否」（输入结束即拒绝），这一轮才能结束，下面的等待才不会卡住
-    queue.push(EOF);
-    running?.controller.abort();
-    // Day 15：中断之后马上停服务器，不等这一轮结束：工具可能正等着 MCP 的响应，服务器一停它就立刻失败，
-    // 这一轮才能马上结束并回滚；否则要等到那个请求超时（默认 10 秒，npx 服务器常配成 60 秒）
-    const stopping = mcp.stopAll();
-    await running?.done;
-    await stopping;
-    ui.close();
-    saveOnExit();
-    console.log('bye');
-    return exitWhenDrained(0);
-}
-
-/** 退出前保存。 */
-function saveOnExit(): void {
-    try {
-        const generated = sessions.nameDefault(chat.history);
-        console.log(`（退出前已保存 ${sessions.save(chat.history)} 个对话到 ${visible(Sessions.path())}）`);
-        if (generated) console.log(`（对话 id：${generated}——重启后先 /load 再 /open ${generated}）`);
-    } catch (e) {
-        rescueSessions(e as Error);
-    }
-}
-
-saveOnStrayErrors();
-for (;;) {
-    plain?.prompt();
-    const item = await queue.next();
-    if (item === EOF || exiting) break;
-    const line = item.trim();
-    if (!line) continue;
-    ui.echoUser(line);
-    if (line.startsWith('/')) {
-        if (!(await runCommand(line, { chat, sessions, ui, mcp }))) break;
-        continue;
-    }
-    await turn(line);
-}
-// 退出流程已经在进行（Ctrl+D、信号）时不能再调用 exit()：第二次调用会跳过保存立即退出
-if (!exiting) await exit();
-
-// —— 加固：权限文件读不出来、文件夹信任、存档坏了时另存、漏网的错误 ——
-
-/** 权限文件写错了：报错退出，不带着「全部默认」悄悄跑起来。 */
-function loadPermissionsOrExit(): PermissionConfig {
+/** Day 8：权限表写错了：报错退出，不带着「全部默认」悄悄跑起来。 */
+function readPermissions(): Rules {
     try {
         return loadPermissions();
     } catch (e) {
-        console.error(visible((e as Error).message));
+        err('error', `${(e as Error).message}\n提示：改好它，或者删掉它（就用默认的权限）`);
         process.exit(1);
     }
 }
 
-/**
- * 文件夹自己的配置（.geekagent/、.env）要启动 MCP 服务器、放宽权限、替密钥选地址、给命令加环境变量时，先问一次是否信任
- * （经前端的确认，管道里由是 y / n 的下一行回答）。返回用户是否信任：不信任时调用方把权限收紧成 untrusted()，
- * MCP 服务器一台也不启动；.env 的地址不用、变量收回（settleDotEnv，在启动任何服务器之前）。
- */
-async function askFolderTrust(): Promise<boolean> {
-    setForeignNotice((line) => ui.print('system', line));   // Day 8：不是你的 Agent 写的状态文件（written.ts），在信任问题之前说
-    const needs = [...mcp.trustNeeds, ...trustNeeds(permissions)];
-    const trusted = await trustFolder(needs, ui, queue);
-    for (const line of settleDotEnv(cfg, trusted)) ui.print('system', line);
-    if (trusted) return true;
-    ui.print('system', '未信任此文件夹：项目的 MCP 服务器不启动，根目录仍是本文件夹，项目的 allow 规则不生效（deny 规则照常）');
-    return false;
+// Day 3：行从输入队列里取；队里还有排着的行时不显示提示符，它们马上就处理
+for (;;) {
+    if (queue.size === 0) ui.ready();
+    const item = await queue.next();
+    if (item === EOF) break;
+    const line = item.trim();
+    if (!line) continue;
+    ui.echo(line);
+    if (line.startsWith('/')) {
+        if ((await runCommand(line, context)) === 'exit') break;   // Day 6：命令是一张表（commands.ts）
+    } else await turn(line);
 }
-
-/**
- * 等 stdout、stderr 里已经写出的内容都交给了系统，再以 code 退出。管道的另一头读得慢时（agent | (sleep 2; cat)），
- * 回复的后半截和 bye 还排在 Node 的写缓冲里，立刻 process.exit 会把它们丢掉。空写的回调排在之前所有写入之后；
- * 读的一方已经关了管道时，回调带着错误马上回来。返回的 Promise 永远不兑现：等着它的代码不会再往下跑。
- */
-function exitWhenDrained(code: number): Promise<never> {
-    return new Promise(() => {
-        let pending = 2;
-        const done = () => {
-            if (--pending === 0) process.exit(code);
-        };
-        process.stdout.write('', done);
-        process.stderr.write('', done);
-    });
-}
-
-/** Day 15：MCP 服务器全部连完后要提示的行（失败的服务器、没装下的工具……）；退出时停掉的服务器不算启动失败。 */
-function reportMcp(lines: string[]): void {
-    if (exiting) return;
-    for (const line of lines) ui.print('error', line);
-    ui.refresh();
-}
-
-/** Day 6：sessions.json 读不出来时不覆盖它：这次的对话另存到新文件，告诉用户在哪。 */
-function rescueSessions(e: Error): void {
-    console.error(visible(e.message));
-    try {
-        console.error(`（这次的对话另存到 ${visible(sessions.rescue(chat.history))}，改名为 sessions.json 后可以 /load）`);
-    } catch (e) {
-        console.error(`另存也失败了：${visible((e as Error).message)}`);
-    }
-}
-
-/** 漏网的错误（某处 bug）：先恢复终端、保存对话，再报错退出，不让一个 bug 带走整段对话。 */
-function saveOnStrayErrors(): void {
-    for (const event of ['uncaughtException', 'unhandledRejection'] as const) {
-        process.on(event, (e: unknown) => {
-            ui.close();
-            console.error(`程序出错：${visible(e instanceof Error ? String(e.stack) : String(e))}`);
-            saveOnExit();
-            process.exit(1);
-        });
-    }
-}
+// Day 6：退出流程：前端先还原终端（全屏界面），再保存对话，最后说 bye
+await stopMcp();   // Day 15：不留进程
+ui.close();
+saveOnExit(context);
+ui.print('system', 'bye');

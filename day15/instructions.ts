@@ -1,6 +1,6 @@
-// Day 10：项目说明 AGENTS.md 和每次请求都重新拼出来的系统提示（不存进历史）。
+// Day 10：系统提示和项目说明 AGENTS.md。系统提示每次请求前重新拼（Chat.setSystemPrompt），只放进请求、从不存进历史：
+// 存档、压缩、失败回滚都不用管它，换了技能下一次请求就换了说明。
 import fs from 'node:fs';
-import path from 'node:path';
 import { safePath } from './permissions.ts';
 
 export const BASE_PROMPT = [
@@ -10,35 +10,26 @@ export const BASE_PROMPT = [
     '值得跨对话保留的用户偏好、项目事实或重要决定，用 memory_write 记下；需要回忆这些时用 memory_search，不要猜。不要记录临时进度或能从文件里读到的内容。',
 ].join('\n');
 
-/** 启动时读一次根目录下的 AGENTS.md；不存在就是空。 */
-export function loadInstructions(root: string): string {
-    return readInsideRoot(path.join(root, 'AGENTS.md')).trim();
+/**
+ * 根目录（第 8 天的权限根目录）下的 AGENTS.md，信任问题答完之后读一次；没有就是空。和 read 工具走同一个 safePath：
+ * 它是指向根目录外面的链接（比如 /proc/self/environ，整个环境连同密钥）时不读。不是普通文件（目录、命名管道）也不读：
+ * 命名管道会让启动永远等下去。读不了就抛出，入口说一句，Agent 照常运行——它只是一段文字。
+ */
+export function loadInstructions(): string {
+    const file = safePath('AGENTS.md');
+    const stat = fs.statSync(file, { throwIfNoEntry: false });
+    if (!stat) return '';
+    if (!stat.isFile()) throw new Error('AGENTS.md 不是普通文件，没有读');
+    return fs.readFileSync(file, 'utf8').trim();
 }
-
-export function buildSystemPrompt(parts: { agents: string; skill?: string; recall?: string }): string {
-    const sections = [BASE_PROMPT, `项目说明（AGENTS.md）：\n${parts.agents || '无'}`];
-    if (parts.skill) sections.push(`技能说明：\n${parts.skill}`);
-    // Day 13：本轮自动召回的记忆，只在这一轮的请求里出现
-    if (parts.recall) sections.push(`自动召回的长期记忆（仅本轮有效，可能有噪声；重要事实请向用户确认）：\n${parts.recall}`);
-    return sections.join('\n\n');
-}
-
-// —— 加固：项目说明只读根目录里的普通文件 ——
 
 /**
- * 和 read 工具同一个 safePath：AGENTS.md 是指向根目录外面的链接（比如 /proc/self/environ，整个环境连同密钥）时不读，
- * 不然它会进系统提示发给模型。FIFO、设备、目录也不读（FIFO 会让启动卡住）。
+ * AGENTS.md 是文件夹自己的文件，克隆来的仓库可以随便写：它只是交给模型的一段文字，能「劝」模型，决定不了任何事——
+ * 权限照第 8 天的表，写文件、跑命令照样要过 execTool 和你的 [y/N]；它也放不进 .env 或 GeekAgent.json 的设置。
+ * 技能说明（第 11 天）只在 /use 之后出现。整段在 Chat 里发出之前脱敏：这两段文字里都可能写着密钥。
  */
-function readInsideRoot(file: string): string {
-    const name = path.basename(file);
-    let real: string;
-    try {
-        real = safePath(file);
-    } catch {
-        throw new Error(`${name} 指向根目录之外，没有读取（只读根目录里的文件，免得把别处的内容发给模型）`);
-    }
-    const stat = fs.statSync(real, { throwIfNoEntry: false });
-    if (!stat) return '';
-    if (!stat.isFile()) throw new Error(`${name} 不是普通文件，没有读取`);
-    return fs.readFileSync(real, 'utf8');
+export function buildSystemPrompt(parts: { agents: string; skill?: string }): string {
+    const sections = [BASE_PROMPT, `项目说明（AGENTS.md）：\n${parts.agents || '无'}`];
+    if (parts.skill) sections.push(`技能说明：\n${parts.skill}`);   // Day 11
+    return sections.join('\n\n');
 }

@@ -1,145 +1,60 @@
-// Day 1：手写的 OpenAI 兼容客户端：POST {base}/chat/completions，流式读 SSE，失败重试。
+// Day 1：手写的 OpenAI 兼容客户端：把整个历史 POST 到 {base}/chat/completions（stream: true），回复交给 sse.ts 读。
 import { setTimeout as sleep } from 'node:timers/promises';
 import { err } from './color.ts';
-import { missingKey, type Config } from './config.ts';
-import { errorMessage, normalizeUsage, readChatStream, tryParse, type Delta, type StreamResult, type Usage } from './sse.ts';
-import { trace } from './trace.ts';
+import { MISSING_KEY, type Config } from './config.ts';
+import { providerMessage, readChatStream, type Delta, type Reply } from './sse.ts';
 
 export interface Message {
-    role: 'system' | 'user' | 'assistant' | 'tool';   // Day 5：压缩后的摘要是一条 system 消息
-    content: string | null;   // 带工具调用的 assistant 消息没有文字时为 null
+    role: 'system' | 'user' | 'assistant' | 'tool';   // Day 5：system 是压缩后放在开头的摘要
+    content: string | null;   // Day 2：只有工具调用、没有文字的 assistant 消息是 null
     tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[];
-    tool_call_id?: string;
+    tool_call_id?: string;    // tool 消息回答的是哪个调用
     reasoning_content?: string;
 }
 
-/** Day 2：请求体里除 model 和 stream 之外的部分：tools 等由调用方按阶段决定。 */
-export interface ChatRequest {
-    messages: Message[];
-    [field: string]: unknown;
-}
-
-export class ApiError extends Error {}   // 给用户看的错误：消息里已经带着 HTTP 状态和服务商自己的原话
-
-/** 流式请求：边收边产出文字/思考增量，读完返回整个回复。 */
-export async function* streamChat(cfg: Config, req: ChatRequest, signal?: AbortSignal): AsyncGenerator<Delta, StreamResult> {
-    const res = await post(cfg, { model: cfg.model, ...req, stream: true }, signal);   // Day 2：请求里还有 tools 等字段
-    await rejectJsonReply(res);   // 有的服务用 HTTP 200 返回 JSON 错误
+/** 一次流式请求：边收边产出增量，读完返回整个回复。 */
+export async function* streamChat(
+    cfg: Config, messages: Message[], tools: object[], signal: AbortSignal, force?: string,
+): AsyncGenerator<Delta, Reply> {
+    if (!cfg.apiKey) throw new Error(MISSING_KEY);   // 没有密钥就一个请求也不发
+    // Day 2：请求带上工具；一个工具也没有时不发 tools 字段（空数组会被拒绝）
+    // Day 7：stream_options 请服务商在流的最后一块里报用量（全屏界面的面板显示它）
+    const body = { model: cfg.model, messages, ...(tools.length ? { tools } : {}), stream: true, stream_options: { include_usage: true } };
+    // Day 9：force 是这一次必须先调用的工具（tool_choice），它得在 tools 里，否则服务商拒绝整个请求
+    const choice = force ? { tool_choice: { type: 'function', function: { name: force } } } : {};
+    const res = await post(cfg, JSON.stringify({ ...body, ...choice }), signal);
     return yield* readChatStream(res.body!);
 }
 
-/** Day 5：非流式请求（压缩摘要、子 Agent 用）：不带 stream、tools。 */
-export async function complete(cfg: Config, messages: Message[], signal?: AbortSignal): Promise<{ content: string; usage: Usage | null }> {
-    const res = await post(cfg, { model: cfg.model, messages }, signal);
-    const payload = await checkedJson(res);
-    const content = payload.choices?.[0]?.message?.content;
-    return { content: typeof content === 'string' ? content : '', usage: payload.usage ? normalizeUsage(payload.usage) : null };
-}
+// 连不上、429（限流）、5xx（服务器自己的问题）多半过一会儿就好，最多重试两次，等 1 秒、2 秒；400、401、404 是请求本身的问题，
+// 重发还是同样的答案。流开始之后不再重试：已经显示的文字会再显示一遍
+const RETRIES = 2;
 
-/** 发请求：失败时抛出 ApiError，可以重试的失败先重试（见 withRetry）。 */
-async function post(cfg: Config, body: object, signal?: AbortSignal): Promise<Response> {
-    const headers: Record<string, string> = { 'Authorization': `Bearer ${requiredKey(cfg)}`, 'Content-Type': 'application/json' };
-    if ('stream' in body) headers['Accept'] = 'text/event-stream';   // Day 5：非流式请求不要
-    const json = JSON.stringify(body);   // 只序列化一次：每次重试、追踪用的都是这一份
-    return withRetry(cfg.baseUrl, signal, () => {
-        trace('→', json);
-        return fetch(`${cfg.baseUrl}/chat/completions`, { method: 'POST', headers, body: json, signal });
-    });
-}
-
-// —— 加固：没有密钥、重试与错误提示 ——
-
-/** 没有密钥就不发请求：这一轮失败（Chat 把它撤销），报错说清怎么补上。 */
-function requiredKey(cfg: Config): string {
-    if (!cfg.apiKey) throw new ApiError(missingKey());
-    return cfg.apiKey;
-}
-
-const MAX_RETRIES = 2;
-
-// Day 7：重试提示默认写到 stderr（灰色）；全屏界面会换成写进日志区
-let notice = (text: string) => err('system', text);
-export function setNoticeHandler(fn: (text: string) => void): void {
-    notice = fn;
-}
-
-/** 连接失败和 408/409/429/5xx 最多重试两次。流开始之后就不再重试：重放会让已经显示的文字重复。 */
-async function withRetry(baseUrl: string, signal: AbortSignal | undefined, send: () => Promise<Response>): Promise<Response> {
+async function post(cfg: Config, body: string, signal: AbortSignal): Promise<Response> {
+    const headers = { 'Authorization': `Bearer ${cfg.apiKey}`, 'Content-Type': 'application/json' };
     for (let attempt = 0; ; attempt++) {
-        let res: Response;
+        let res: Response | undefined;
+        let problem: string;
         try {
-            res = await send();
+            res = await fetch(`${cfg.baseUrl}/chat/completions`, { method: 'POST', headers, body, signal });
+            if (res.ok) return res;
+            problem = httpError(res.status, await res.text());
         } catch (e) {
-            if (signal?.aborted) throw e;   // 用户取消：不报错也不重试
-            const cause = (e as { cause?: { code?: string; message?: string } }).cause;   // 真正的原因（ECONNREFUSED……）藏在这里
-            const reason = `无法连接 ${baseUrl}（${cause?.code ?? cause?.message ?? (e as Error).message}）`;
-            if (attempt >= MAX_RETRIES) throw new ApiError(`${reason}\n提示：请检查 OPENAI_BASE_URL 的地址和端口是否写对、服务是否在运行`);
-            await wait(backoff(attempt), reason, signal);
-            continue;
+            if (signal.aborted) throw e;   // Ctrl+C：不重试
+            const cause = (e as { cause?: { code?: string } }).cause?.code ?? (e as Error).message;   // ECONNREFUSED 这类原因在 cause 里
+            problem = `无法连接 ${cfg.baseUrl}（${cause}）\n提示：请检查 OPENAI_BASE_URL 的地址和端口、服务是否在运行`;
         }
-        trace('←', `HTTP ${res.status}`);
-        if (res.ok) return res;
-        const raw = await res.text();
-        const payload = tryParse(raw);
-        if (attempt >= MAX_RETRIES || !shouldRetry(res, payload)) throw new ApiError(describeHttpError(res.status, payload, raw || res.statusText));
-        await wait(retryAfter(res.headers) ?? backoff(attempt), `HTTP ${res.status}`, signal);
+        const retryable = !res || res.status === 429 || res.status >= 500;
+        if (!retryable || attempt === RETRIES) throw new Error(problem);
+        err('system', `${2 ** attempt} 秒后重试（${res ? `HTTP ${res.status}` : '连不上'}）…`);
+        await sleep(2 ** attempt * 1000, undefined, { signal });   // 等待中按 Ctrl+C 立刻结束
     }
 }
 
-function shouldRetry(res: Response, payload: any): boolean {
-    const forced = res.headers.get('x-should-retry');   // 服务器明说时听它的（与官方 SDK 一致）
-    if (forced === 'true' || forced === 'false') return forced === 'true';
-    if (res.status === 429 && isQuota(payload)) return false;   // 额度用完，重试也没用
-    return [408, 409, 429].includes(res.status) || res.status >= 500;
-}
-
-const isQuota = (p: any) => p?.error?.code === 'insufficient_quota' || p?.error?.type === 'insufficient_quota';
-
-/** Retry-After / retry-after-ms，只认 0–60 秒之内的值。 */
-function retryAfter(h: Headers): number | undefined {
-    const ms = Number(h.get('retry-after-ms'));
-    if (h.get('retry-after-ms') && ms >= 0 && ms <= 60_000) return ms;
-    const v = h.get('retry-after');
-    if (!v) return undefined;
-    const secs = Number(v);
-    const delay = Number.isNaN(secs) ? Date.parse(v) - Date.now() : secs * 1000;   // 秒数，或者一个 HTTP 日期
-    return delay >= 0 && delay <= 60_000 ? delay : undefined;
-}
-
-// 约 0.5 秒、1 秒；随机缩短一点，免得许多客户端同时重试
-const backoff = (n: number) => Math.min(500 * 2 ** n, 8000) * (1 - 0.25 * Math.random());
-
-async function wait(ms: number, reason: string, signal?: AbortSignal): Promise<void> {
-    trace('·', `${(ms / 1000).toFixed(1)} 秒后重试（${reason}）`);
-    notice(`${(ms / 1000).toFixed(1)} 秒后重试（${reason}）…`);   // Day 7：见 setNoticeHandler
-    await sleep(ms, undefined, { signal });   // Ctrl+C 或退出时立刻结束等待
-}
-
-function describeHttpError(status: number, payload: any, raw: string): string {
-    const code = payload?.error?.code ?? payload?.code;
-    let text = `HTTP ${status}：${errorMessage(payload, raw)}${code ? `（${code}）` : ''}`;
-    if (status === 401 || status === 403) text += '\n提示：请检查 OPENAI_API_KEY 和 OPENAI_BASE_URL';
-    else if (status === 404) text += '\n提示：请检查 OPENAI_MODEL，以及 OPENAI_BASE_URL 是否需要带 /v1';
-    else if (status === 429 && isQuota(payload)) text += '\n提示：账户额度不足，请检查余额或账单，重试无济于事';
-    else if (status === 429) text += '\n提示：请求太频繁，请稍后再试';
-    else if (/context_length_exceeded|maximum context length/i.test(text)) text += '\n提示：对话超出了模型的上下文窗口，请 /compact 压缩历史，或 /reset 开始新对话';   // Day 5：/compact
-    if (/does not support tools/i.test(text)) text += '\n提示：这个模型不支持工具调用，请换一个支持 tools 的模型';   // Day 2：工具调用
-    return text;
-}
-
-/** 有的服务（如 LM Studio）会用 HTTP 200 返回 JSON 错误：读出原话抛出，而不是当成一个空的流。 */
-async function rejectJsonReply(res: Response): Promise<void> {
-    if (!(res.headers.get('content-type') ?? '').includes('application/json')) return;
-    const raw = await res.text();
-    const payload = tryParse(raw);
-    throw new ApiError(payload?.error ? errorMessage(payload, raw) : '服务器没有以流的形式回复（application/json）');
-}
-
-/** Day 5：非流式的回复：坏 JSON、用 HTTP 200 返回的错误都抛出 ApiError。 */
-async function checkedJson(res: Response): Promise<any> {
-    const raw = await res.text();
-    const payload = tryParse(raw);
-    if (payload === undefined) throw new ApiError(`服务器返回了无效的 JSON：${raw.slice(0, 80)}`);
-    if (payload.error) throw new ApiError(errorMessage(payload, raw));   // 有的服务用 HTTP 200 返回错误
-    return payload;
+/** HTTP 错误：状态码和服务商的原话；最常见的两种再加一行提示。 */
+function httpError(status: number, raw: string): string {
+    let hint = '';
+    if (status === 401 || status === 403) hint = '\n提示：请检查 OPENAI_API_KEY 和 OPENAI_BASE_URL';
+    if (status === 404) hint = '\n提示：请检查 OPENAI_MODEL，以及 OPENAI_BASE_URL 是否需要带 /v1';
+    return `HTTP ${status}：${providerMessage(raw)}${hint}`;
 }

@@ -1,298 +1,123 @@
-// Day 15：与一台 MCP 服务器的连接：启动子进程，握手 initialize → notifications/initialized → tools/list，
-// 之后每次调用工具是一个 tools/call；服务器退出时 markDead，挂着的请求立刻失败，不干等超时。
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { isObject, jsonText, MAX_JSON_DEPTH, tooDeep, type Json } from './json.ts';
-import { RequestTable, RequestTimeout, RpcError } from './jsonrpc.ts';
-import type { McpEntry, McpServerConfig } from './mcp-config.ts';
-import { LineFramer } from './mcp-framing.ts';
-import { spawnServer, stopServer } from './mcp-process.ts';
-import { ServerLog, type McpLogLine } from './mcp-log.ts';
-import { traceMcp } from './trace.ts';
+// Day 15：和一台 MCP 服务器的连接。服务器是 Agent 启动的子进程：往它的 stdin 写、从它的 stdout 读，一行一条 JSON-RPC 消息。
+// 每个请求带一个新的 id，记在请求表里等同一个 id 的响应；每个请求有自己的 10 秒计时器；服务器一退出，表里所有请求立刻失败。
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import readline from 'node:readline';
 
-// tools/list 里的一个工具：名字、说明、参数的 JSON Schema（inputSchema）
-export type McpToolInfo = { name: string; title?: string; description?: string; inputSchema?: unknown; annotations?: Json };
+const REQUEST_TIMEOUT_MS = 10_000;   // 一个请求最多等这么久：服务器不回答时，这一轮不能永远挂着
+const STOP_WAIT_MS = 1000;           // 关了 stdin 之后等它自己退出这么久，再发 SIGTERM
 
-export class McpClient {
-    readonly name: string;
-    status: 'connecting' | 'connected' | 'failed' | 'exited' = 'connecting';
-    error = '';                     // 为什么没连上、为什么退出了
+// mcp.json 里一台服务器怎样启动；tools/list 里一个工具的样子（只用到这几个字段）
+export type McpServerConfig = { command: string; args: string[]; env: Record<string, string> };
+export type McpToolInfo = { name: string; description?: string; inputSchema?: Record<string, unknown> };
+type Pending = { resolve: (result: any) => void; reject: (error: Error) => void; timer: NodeJS.Timeout };
+
+export class McpServer {
+    readonly name: string;           // mcp.json 里的名字，工具名 mcp_<name>_<工具> 的中段
     tools: McpToolInfo[] = [];
-    private child?: ChildProcessWithoutNullStreams;
-    private table?: RequestTable;
-    private dead = '';              // 服务器不在了的原因
-    readonly entry: McpEntry;
-    private readonly onLog?: (server: string, line: string) => void;
+    private nextId = 1;
+    private pending = new Map<number, Pending>();   // 请求表：id → 等着这个响应的请求
+    private dead = '';                               // 服务器不在了的原因；非空之后每个请求都直接失败
+    private stderrTail = '';                         // stderr 的最后一段：服务器死了，原因多半写在这里
+    private child: ChildProcessWithoutNullStreams;
+    private closed: Promise<unknown>;
 
-    constructor(entry: McpEntry, onLog?: (server: string, line: string) => void) {
-        this.entry = entry;
-        this.onLog = onLog;
-        this.name = entry.name;
+    constructor(name: string, config: McpServerConfig) {
+        this.name = name;
+        // 服务器继承 Agent 的环境，再加上 mcp.json 的 env。你的模型密钥不给：别人写的程序用不着它；真要给，在 env 里写出来
+        const inherited = { ...process.env };
+        delete inherited.OPENAI_API_KEY;
+        this.child = spawn(config.command, config.args, { env: { ...inherited, ...config.env } });
+        // 死因就写在启动旁边：启动不了（命令不存在）、中途退出，挂着的请求都立刻失败，不必干等 10 秒。
+        // 用 close 不用 exit：close 在 stdout 读完之后才来，服务器临死前写出的最后一个响应还能送到
+        this.closed = new Promise((resolve) => this.child.on('close', resolve));
+        this.child.on('close', (code, signal) => this.markDead(`已退出（${signal ?? `退出码 ${code}`}）`));
+        this.child.on('error', (e) => this.markDead(`启动失败：${e.message}`));
+        this.child.stdin.on('error', () => {});   // 服务器死后再写会 EPIPE：原因 close 已经报告，不让它带走整个 Agent
+        // 一行一条消息：readline 替我们切行，一个字的几个字节被拆在两次读取之间也能接上
+        readline.createInterface({ input: this.child.stdout, crlfDelay: Infinity }).on('line', (line) => this.onLine(line));
+        // stderr 要一直读走：没人读的管道写满之后，服务器会卡在写日志上
+        this.child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+            this.stderrTail = (this.stderrTail + chunk).slice(-2000);
+        });
     }
 
-    // 任何一步失败都停掉服务器，原因记在 error
+    /** 握手：initialize 的响应到了才发 initialized 通知，再问工具清单。任何一步失败都抛出，调用方停掉这台服务器。 */
     async connect(): Promise<void> {
-        this.status = 'connecting';
-        this.error = '';
-        this.tools = [];
-        try {
-            const config = this.entry.config;
-            if (!config) throw new Error(this.entry.error);   // 这一条配置写错了
-            const table = this.start(config);
-            const wait = Math.max(config.timeout, HANDSHAKE_FLOOR_MS);   // 冷启动的 npx 要先下载包，握手至少等 30 秒
-            this.checkVersion(await table.request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: CLIENT_INFO }, wait));
-            this.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-            this.tools = await this.allPages(await table.request('tools/list', {}, wait).catch(noToolsMethod), wait);
-            this.status = 'connected';
-        } catch (e) {
-            this.status = 'failed';
-            this.error = (e as Error).message;
-            await this.stop();
-        }
+        const client = { name: 'geekagent', version: '0.1.0' };
+        await this.request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: client });
+        this.send({ jsonrpc: '2.0', method: 'notifications/initialized' });   // 通知没有 id，也就没有响应
+        const list = await this.request('tools/list', {});
+        this.tools = Array.isArray(list?.tools) ? list.tools.filter((t: McpToolInfo) => typeof t?.name === 'string') : [];
     }
 
-    callTool(tool: string, args: Json, signal?: AbortSignal): Promise<unknown> {   // 用服务器上的原名，返回 tools/call 的 result
-        const timeout = this.entry.config?.timeout;
-        if (this.status !== 'connected' || !this.table || !timeout) return Promise.reject(new Error(`MCP 服务器 ${this.name} 未在运行：${this.error || '正在连接'}`));
-        return this.table.request('tools/call', { name: tool, arguments: args }, timeout, signal).catch(this.explainTimeout);
+    /** 用服务器上的原名调用一个工具，结果里的文字拼起来交回；工具自己报错（isError）时抛出。signal：Ctrl+C 时不再等它。 */
+    async call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<string> {
+        const result = await this.request('tools/call', { name: tool, arguments: args }, signal);
+        const blocks: any[] = Array.isArray(result?.content) ? result.content : [];
+        // 文字块原样拼起来；图片、音频这类模型看不了，只说一声这里有一个
+        const text = blocks.map((b) => (b?.type === 'text' ? String(b.text) : `[${b?.type} 内容]`)).join('\n');
+        if (result?.isError) throw new Error(`MCP 工具报错：${text}`);
+        return text || '（无内容）';
     }
 
+    /** 停下：先关 stdin（规范里正常结束的方式），等一会儿还在就 SIGTERM（有的服务器关了 stdin 也不走）。 */
     async stop(): Promise<void> {
-        if (!this.child) return;
-        this.markDead('已停止');
-        await stopServer(this.name, this.child);
+        this.child.stdin.end();
+        const term = setTimeout(() => this.child.kill(), STOP_WAIT_MS);
+        // 连 SIGTERM 也不理的，再等一会儿就不管了：Agent 总要退出得了
+        await Promise.race([this.closed, new Promise((resolve) => setTimeout(resolve, 2 * STOP_WAIT_MS))]);
+        clearTimeout(term);
     }
 
-    private start(config: McpServerConfig): RequestTable {
-        const child = spawnServer(this.name, config);
-        this.child = child;
-        this.dead = '';
-        this.table = new RequestTable((msg) => this.send(withProgressToken(msg)), (id, method, reason) => this.cancel(id, method, reason));
-        const out = new LineFramer((line) => this.onLine(line), (n) => this.log(`丢弃了一行超长输出（${n} 字节）`), MAX_LINE_BYTES);
-        child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-        this.watch(child, config, out);   // stderr 记进日志；启动失败、进程退出 → markDead
-        return this.table;
+    /** 服务器为什么不能用了（还能用时是空串）。Node 的报错以调用栈和「Node.js v20…」收尾：说明原因的多半是最后一个带 error 的行。 */
+    get failure(): string {
+        const lines = this.stderrTail.split('\n').map((l) => l.trim()).filter(Boolean);
+        const why = [...lines].reverse().find((l) => /error/i.test(l)) ?? lines.at(-1);
+        return this.dead && why ? `${this.dead}；stderr：${why.slice(0, 200)}` : this.dead;
     }
 
-    // 挂着的请求立刻失败（带上 stderr 里说明原因的几行），之后的请求也直接失败
-    private markDead(reason: string): void {
-        if (this.dead) return;
-        this.dead = reason;
-        this.table?.close(new Error(this.withStderr(reason)));
-        if (this.status !== 'connected') return;
-        this.status = 'exited';
-        this.error = reason;
+    /** 发一个请求，等同一个 id 的响应。从 1 递增、永不复用的 id：迟到的响应不会错配给后来的请求。 */
+    private request(method: string, params: unknown, signal?: AbortSignal): Promise<any> {
+        if (this.dead) return Promise.reject(new Error(`MCP 服务器 ${this.name} ${this.failure}`));
+        const id = this.nextId++;
+        return new Promise((resolve, reject) => {
+            const timeout = () => this.settle(id, new Error(`${method} 超时：${REQUEST_TIMEOUT_MS / 1000} 秒没有响应`));
+            this.pending.set(id, { resolve, reject, timer: setTimeout(timeout, REQUEST_TIMEOUT_MS) });
+            signal?.addEventListener('abort', () => this.settle(id, new Error('已取消')), { once: true });
+            this.send({ jsonrpc: '2.0', id, method, params });
+        });
     }
 
-    private send(msg: Json): void {
-        const stdin = this.child?.stdin;
-        if (this.dead || !stdin?.writable) return;
-        const line = JSON.stringify(msg);   // 结果里没有裸换行，所以一条消息永远只占一行
-        traceMcp(this.name, '→', line);
-        if (!stdin.write(line + '\n')) this.checkBacklog(stdin);   // 对方没读走：积压太多就断开（分隔线以下）
+    /** 一个请求有了结果（响应、错误、超时、取消、服务器退出）：从表里拿掉、停掉计时器。之后同一个 id 的响应找不到它，直接丢掉。 */
+    private settle(id: number, error: Error | null, result?: unknown): void {
+        const waiting = this.pending.get(id);
+        if (!waiting) return;
+        this.pending.delete(id);
+        clearTimeout(waiting.timer);
+        if (error) waiting.reject(error);
+        else waiting.resolve(result);
     }
 
-    // 响应按 id 交给请求表；服务器发来的请求、通知，以及批量和认不出的消息见 otherMessage
+    private send(message: object): void {
+        this.child.stdin.write(JSON.stringify(message) + '\n');   // 一条消息一行：JSON.stringify 不会输出换行
+    }
+
+    /** 收到一行。只有不带 method、带着我们的 id 的才是某个请求的响应：按 id 找回等它的请求，不看到达的先后。 */
     private onLine(line: string): void {
-        traceMcp(this.name, '←', line);
-        const msg = this.parse(line);
-        if (!isObject(msg) || !this.table?.settle(msg)) this.otherMessage(msg);
-    }
-
-    // —— 加固：版本检查、分页、服务器的请求与通知、取消、退出的时机、日志 ——
-    serverInfo: Json = {};          // 服务器自报的名字和版本
-
-    // 服务器遇到不认识的版本会回它自己的最新版而不是报错，所以必须由客户端检查
-    private checkVersion(init: unknown): void {
-        const result = isObject(init) ? init : {};
-        if (!SUPPORTED_VERSIONS.includes(result.protocolVersion as string)) {
-            const version = typeof result.protocolVersion === 'string' ? result.protocolVersion : jsonText(result.protocolVersion);
-            throw new Error(`不支持的协议版本 ${version}（支持：${SUPPORTED_VERSIONS.join(', ')}）`);
-        }
-        this.serverInfo = isObject(result.serverInfo) ? result.serverInfo : {};
-    }
-
-    // 工具列表可能分页：收下第一页，跟着 nextCursor 翻页；游标重复或超过 100 页就停下，保留已经拿到的。没有名字的工具不要；
-    // 定义嵌套太深的也不要（它的输入模式每次请求都要逐层清理、序列化），记一句原因，同一台服务器的其他工具照常
-    private async allPages(first: unknown, timeoutMs: number): Promise<McpToolInfo[]> {
-        const tools: McpToolInfo[] = [];
-        const seen = new Set<string>();
-        for (let page = 1, body = isObject(first) ? first : {}; ; page++) {
-            for (const t of Array.isArray(body.tools) ? body.tools : []) {
-                if (!isObject(t) || typeof t.name !== 'string' || t.name === '') continue;
-                if (tooDeep(t)) this.log(`工具 ${t.name} 的定义嵌套超过 ${MAX_JSON_DEPTH} 层，没有交给模型`);
-                else tools.push(t as unknown as McpToolInfo);
-            }
-            const next = body.nextCursor;
-            if (typeof next !== 'string' || next === '') return tools;
-            if (seen.has(next) || page >= MAX_PAGES) {
-                this.log(`tools/list 的分页游标重复或超过 ${MAX_PAGES} 页，已停止翻页`);
-                return tools;
-            }
-            seen.add(next);
-            const result = await this.table!.request('tools/list', { cursor: next }, timeoutMs);
-            body = isObject(result) ? result : {};
-        }
-    }
-
-    // 超时或用户取消后告诉服务器别做了；initialize 绝不能取消（协议如此规定；握手超时后整个服务器会被停掉）
-    private cancel(id: number, method: string, reason: string): void {
-        if (method !== 'initialize') this.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } });
-    }
-
-    // 从别的客户端抄来的配置通常没有 timeout：超时的报错说清在哪里调、现在是多少
-    private readonly explainTimeout = (e: unknown): never => {
-        if (!(e instanceof RequestTimeout)) throw e;
-        throw new Error(`${e.message}；可在 .geekagent/mcp.json 里调大服务器 ${this.name} 的 timeout（当前 ${this.entry.config?.timeout} 毫秒）`);
-    };
-
-    // 不是 JSON 的行（服务器把日志写到了 stdout）记一条日志，返回 undefined（JSON.parse 不会得到 undefined）。
-    // 记下原样的这一行：认不出的消息在日志里引用它，不重新序列化（那会递归，见 json.ts 的 tooDeep）
-    private rawLine = '';
-
-    private parse(line: string): unknown {
-        this.rawLine = line;
+        let message;
         try {
-            return JSON.parse(line);
+            message = JSON.parse(line);
         } catch {
-            this.log(`忽略非 JSON 输出：${line}`);
-            return undefined;
+            return;   // 不是 JSON（服务器把日志写到了 stdout）：丢掉
         }
+        // 服务器发来的请求（ping）和通知（进度、日志）带着 method：教学版不处理。id 对不上的，settle 里找不到，丢掉
+        if (!message || typeof message !== 'object' || 'method' in message) return;
+        const { code, message: text } = message.error ?? {};
+        this.settle(message.id, message.error ? new Error(`MCP 错误 ${code}：${text}`) : null, message.result);
     }
 
-    // 2025-03-26 的批量消息逐条处理（批量里再套批量不认）；认不出的，日志里记一次原样的这一行（太长的由 log 截短）
-    private otherMessage(msg: unknown): void {
-        if (msg === undefined) return;   // 不是 JSON 的行，已经记过日志
-        const items = Array.isArray(msg) ? msg.filter((item) => !isObject(item) || !this.table?.settle(item)) : [msg];
-        const unknown = items.filter((item) => !this.dispatch(item)).length;
-        if (unknown > 0) this.log(`忽略无法识别的消息：${this.rawLine}`);
+    private markDead(reason: string): void {
+        this.dead ||= reason;
+        for (const id of this.pending.keys()) this.settle(id, new Error(`MCP 服务器 ${this.name} ${this.failure}`));
     }
-
-    // 按形状分类，不看键的顺序（真实服务器会把 id 写在最后）；id 可能是 0 或字符串，不能当布尔值判断。返回认不认得
-    private dispatch(msg: unknown): boolean {
-        if (!isObject(msg)) return false;
-        const hasId = typeof msg.id === 'number' || typeof msg.id === 'string';
-        if (typeof msg.method === 'string' && hasId) this.answer(msg.id, msg.method);
-        else if (typeof msg.method === 'string' && !('id' in msg)) this.onNotification(msg.method, isObject(msg.params) ? msg.params : {});
-        else if (hasId && ('result' in msg || 'error' in msg)) this.log(`忽略没有对应请求的响应（id ${JSON.stringify(msg.id)}）`);
-        else return false;
-        return true;
-    }
-
-    // 服务器发来的请求必须回答：不回答的话，有的服务器会一直挂着这个请求、关掉 stdin 也不退出
-    private answer(id: unknown, method: string): void {
-        if (method === 'ping') this.send({ jsonrpc: '2.0', id, result: {} });
-        else this.send({ jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } });
-    }
-
-    private onNotification(method: string, params: Json): void {
-        if (method === 'notifications/tools/list_changed') {
-            this.log(`工具列表已变化；重启 agent（或 /mcp reconnect ${this.name}）后才会刷新`);
-        } else if (method === 'notifications/progress') {
-            if (typeof params.progressToken === 'number') this.table?.restart(params.progressToken);   // 令牌就是请求 id
-        } else if (method === 'notifications/message') {
-            const data = typeof params.data === 'string' ? params.data : jsonText(params.data);
-            this.log(`[${typeof params.level === 'string' ? params.level : 'info'}] ${data}`, true);
-        }
-        // cancelled 和其他通知：本阶段不处理
-    }
-
-    // stderr 必须一直读走：没人读的管道写满后服务器会卡住；每行记进日志和协议追踪。进程退出时 stdout 里可能还有它临死前写的响应：
-    // 等 stdout 读完再宣布死亡（孙进程可能一直占着管道，所以最多等 100 毫秒）
-    private watch(child: ChildProcessWithoutNullStreams, config: McpServerConfig, out: LineFramer): void {
-        this.journal.hold();   // 在 stdout 上开口之前写的行先不回显，见 mcp-log.ts
-        this.diedAtStart = false;
-        child.stdout.once('data', () => child === this.child && this.journal.release());
-        const err = new LineFramer((line) => this.stderrLine(line), (n) => this.log(`丢弃了一行超长 stderr（${n} 字节）`), MAX_STDERR_LINE_BYTES);
-        child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-        child.stderr.on('end', () => err.flush());
-        child.on('error', (e: NodeJS.ErrnoException) => this.died(child, e.code === 'ENOENT' ? `找不到命令：${config.command}` : `启动服务器失败：${e.message}`));
-        child.stdin.on('error', () => {});   // 服务器死后写入会 EPIPE；死亡由 exit 事件处理
-        let exitReason = '';
-        let stdoutDone = false;
-        child.on('exit', (code, signal) => {
-            exitReason = signal ? `服务器进程已退出（信号 ${signal}）` : `服务器进程已退出（退出码 ${code}）`;
-            traceMcp(this.name, '·', exitReason);
-            if (stdoutDone) this.died(child, exitReason);
-            else setTimeout(() => this.died(child, exitReason), 100);
-        });
-        child.stdout.on('end', () => {
-            stdoutDone = true;
-            out.flush();
-            if (exitReason) this.died(child, exitReason);
-            else setTimeout(() => this.died(child, exitReason || '服务器关闭了标准输出'), 200);
-        });
-    }
-
-    // 早先停掉的进程（重连之前的那个）的事件不算；停止时的退出也不算：stop 已经 markDead
-    private died(child: ChildProcessWithoutNullStreams, reason: string): void {
-        if (child !== this.child || this.dead) return;
-        this.diedAtStart = this.status === 'connecting';
-        this.log(reason);
-        this.markDead(reason);
-    }
-
-    // stderr 的一行原样记进协议追踪（启动失败时完整的调用栈只在这里），再记进日志
-    private stderrLine(line: string): void {
-        traceMcp(this.name, '·', `stderr：${line}`);
-        this.log(line, true);
-    }
-
-    // 服务器不读 stdin 却不停地发 ping（每个都要回答）：回答全排在 Node 的写缓冲里，Agent 的内存跟着无限增长。
-    // 积压超过上限就断开：丢掉积压，挂着的请求立刻失败（markDead），进程照常停掉；之后它的 ping 不再回答
-    private checkBacklog(stdin: ChildProcessWithoutNullStreams['stdin']): void {
-        if (stdin.writableLength <= MAX_STDIN_BACKLOG) return;
-        const reason = `MCP 服务器 ${this.name} 不读输入，已断开（发给它的消息积压超过 ${MAX_STDIN_BACKLOG / 1024 / 1024} MiB；/mcp reconnect ${this.name} 可以重连）`;
-        this.log(reason);
-        this.markDead(reason);
-        stdin.destroy();
-        void this.stop();
-    }
-
-    // 最近 50 行日志和行模式下的回显，见 mcp-log.ts
-    private readonly journal = new ServerLog((line) => this.onLog?.(this.name, line));
-    private diedAtStart = false;   // 还在连接时服务器自己退出了（或根本没启动起来）：失败原因后面加一句提示
-
-    get logs(): McpLogLine[] {
-        return this.journal.lines;
-    }
-
-    get recentLog(): string[] {
-        return this.journal.recent();
-    }
-
-    log(text: string, fromServer = false): void {
-        this.journal.add(fromServer ? text : `客户端：${text}`, fromServer);
-    }
-
-    // 失败原因带上 stderr 里说明原因的几行；启动时就死了的再加一句查哪里（相对路径从服务器的工作目录算起）
-    private withStderr(reason: string): string {
-        const text = this.journal.withStderr(reason);
-        if (!this.diedAtStart) return text;
-        const cwd = this.entry.config?.cwd;
-        const from = cwd ? `服务器的工作目录 ${cwd}` : `启动 Agent 的文件夹 ${process.cwd()}`;
-        return `${text}。提示：检查 .geekagent/mcp.json 里 ${this.name} 的 command 和 args，相对路径从${from} 算起`;
-    }
-}
-
-const CLIENT_INFO = { name: 'geekagent', version: '0.1.0' };
-const SUPPORTED_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
-const HANDSHAKE_FLOOR_MS = 30_000;
-const MAX_LINE_BYTES = 64 * 1024 * 1024;        // 真实服务器读 6 MiB 文件会回一行 12.6 MB
-const MAX_STDERR_LINE_BYTES = 1024 * 1024;
-// 发给一台服务器、它还没读走的字节的上限。我们发的最大的一条是模型给的工具参数（通常几十 KB），读得慢的正常服务器积不到这么多；
-// 不读的服务器最多让 Agent 多占这么多内存
-const MAX_STDIN_BACKLOG = 8 * 1024 * 1024;
-const MAX_PAGES = 100;
-
-// tools/list 回 -32601（没有这个方法）：服务器没有工具，不是失败
-function noToolsMethod(e: unknown): Json {
-    if (e instanceof RpcError && e.code === -32601) return {};
-    throw e;
-}
-
-// 只给 tools/call 带进度令牌（只有它会跑得久），令牌就用请求 id：服务器每报一次进度就重新计时（onNotification），
-// 所以报进度的慢工具可以跑得比 timeout 久，一声不吭的照样在 timeout 后超时
-export function withProgressToken(msg: Json): Json {
-    if (msg.method === 'tools/call') (msg.params as Json)._meta = { progressToken: msg.id };
-    return msg;
 }

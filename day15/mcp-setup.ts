@@ -1,199 +1,124 @@
-// Day 15：把 MCP 接进 Agent：读 .geekagent/mcp.json，所有服务器同时连接，把它们的工具注册进 Day 4 的注册表——
-// 模型看到的仍是一份普通的工具清单；退出时全部停掉。重连、工具数的上限、/mcp 和面板上的文字在分隔线以下。
-import { budgetNotice, costText, MAX_TOOLS, toolChars, toolChoice, type LeftOut } from './mcp-budget.ts';
-import { McpClient } from './mcp-client.ts';
-import { loadMcpConfig, mcpTrustNeeds, type McpEntry } from './mcp-config.ts';
-import { buildMcpTools, namePrefix, type McpToolSet } from './mcp-tools.ts';
-import { recordToolPolicies } from './permissions.ts';
-import { listTools, registerTool, unregisterTool, type Tool } from './tools.ts';
-import { quote, TRUST_FILE } from './trust.ts';
+// Day 15：把 MCP 接进 Agent。读 .geekagent/mcp.json（格式同 Claude Desktop：{"mcpServers": {名字: {command, args, env}}}），
+// 信任问题答 y 之后同时连上每台服务器，把它们的工具以 mcp_<服务器>_<工具> 注册进第 4 天的注册表：模型看到的仍是一份普通的工具清单。
+// 退出时停掉全部服务器。
+import fs from 'node:fs';
+import { McpServer, type McpServerConfig, type McpToolInfo } from './mcp-client.ts';
+import { ensureToolPolicy } from './permissions.ts';
+import { confirm, registerTool, type Tool } from './tools.ts';
+import { RUNS } from './trust.ts';
 
-// MCP 工具进出的注册表：agent 里是 tools.ts 那一份，测试换成假的
-export type Registry = { names(): string[]; register(tool: Tool): void; unregister(name: string): void };
+export const MCP_FILE = '.geekagent/mcp.json';
 
-// 读 mcp.json、建好管理器；MCP 工具注册进 tools.ts 的注册表
-export function createMcp(onLog?: (server: string, line: string) => void): McpManager {
-    const [entries, configError] = readConfig('.geekagent/mcp.json');
-    return new McpManager(entries, { names: () => listTools().map((t) => t.name), register: registerTool, unregister: unregisterTool }, onLog, configError);
+export interface McpConfig {
+    servers: { name: string; config: McpServerConfig }[];
+    problems: string[];   // 写错的地方，一条一句，启动时显示：写错的一台只影响它自己
 }
 
-export class McpManager {
-    readonly servers: McpClient[];
-    private readonly toolSets = new Map<string, McpToolSet>();       // 每台服务器交给模型的工具
-    private startup: Promise<unknown> = Promise.resolve();
-    private readonly registry: Registry;
-    readonly configError: string;
+const servers: McpServer[] = [];
+const registered = new Map<McpServer, string[]>();   // 每台服务器注册了哪些工具（/mcp 显示）
 
-    // onLog：纯文本前端用它回显服务器的 stderr。configError：mcp.json 整个读不了的原因，启动时和 /mcp 里显示
-    constructor(entries: McpEntry[], registry: Registry, onLog?: (server: string, line: string) => void, configError = '') {
-        this.registry = registry;
-        this.configError = configError;
-        this.servers = entries.map((e) => new McpClient(e, onLog));
-    }
-
-    // 在后台连接，不挡住输入；全部连完把要提示的行（失败的服务器……）交给 report。返回的 Promise 给第一次请求模型等
-    start(trusted: boolean, report: (lines: string[]) => void): Promise<void> {
-        this.untrustedFolder = !trusted;   // 不信任这个文件夹：一台也不启动
-        const connected = trusted ? this.connectAll(recordToolPolicies) : Promise.resolve();
-        void connected.then(() => report(mcpStartupMessages(this)));
-        return this.ready();
-    }
-
-    // 所有服务器同时连接（三台各要 1 秒握手，总共也只等 1 秒左右），每连完一台就重排一次工具
-    connectAll(onRefresh: (names: string[]) => void = () => {}): Promise<void> {
-        this.untrustedFolder = false;   // 连接就是信任了这个文件夹（不信任时 start 不会走到这里）
-        this.startup = Promise.all(this.servers.map(async (s) => {
-            await s.connect();
-            onRefresh(this.refresh());
-        }));
-        return this.startup.then(() => {});
-    }
-
-    // 注销 → 生成 → 注册，按配置顺序：先连上的不会占掉排在它前面的服务器的名额，请求里的顺序也总是配置顺序。返回注册的名字
-    refresh(servers = this.servers): string[] {
-        for (const s of servers) for (const e of this.toolsOf(s.name).exposed) this.registry.unregister(e.tool.name);
-        const used = new Set(this.registry.names());
-        for (const s of servers) {
-            const set = this.withinLimit(s.name, buildMcpTools(s, used, toolChoice(s.entry.config)));
-            this.toolSets.set(s.name, set);
-            for (const e of set.exposed) this.registry.register(e.tool);
-        }
-        return servers.flatMap((s) => this.toolsOf(s.name).exposed.map((e) => e.tool.name));
-    }
-
-    async stopAll(): Promise<void> {
-        await Promise.all(this.servers.map((s) => s.stop()));
-    }
-
-    // —— 加固：信任、第一次请求前的等待、重连、一次请求 128 个工具的上限 ——
-    private untrustedFolder: boolean | null = null;   // null：信任问题还没答完（面板据此不说「连接中…」）
-    private readonly overLimit = new Map<string, LeftOut>();         // 超出上限、没交给模型的
-
-    get untrusted(): boolean {
-        return this.untrustedFolder === true;
-    }
-
-    get awaitingTrust(): boolean {
-        return this.untrustedFolder === null;
-    }
-
-    // 信任问题里列出的、这些服务器会运行的命令
-    get trustNeeds(): string[] {
-        return mcpTrustNeeds(this.servers.map((s) => s.entry));
-    }
-
-    toolsOf(name: string): McpToolSet {
-        return this.toolSets.get(name) ?? { exposed: [], skipped: [] };
-    }
-
-    // 第一次请求模型和刚启动就敲 /mcp 时，等还在连接的服务器，从启动算起最多 10 秒（和握手的默认时限一样）：
-    // 机器忙时服务器晚到几秒，模型第一轮也看得到它的工具；握手时限设得更长、迟迟不回答的，随后再加入
-    private firstWait?: Promise<void>;
-    ready(): Promise<void> {
-        this.firstWait ??= Promise.race([this.startup, new Promise((resolve) => setTimeout(resolve, FIRST_REQUEST_WAIT_MS).unref())]).then(() => {});
-        return this.firstWait;
-    }
-
-    // 每一轮请求模型之前：先等上面的第一次等待；之后还在连接的服务器（握手设得长、npx 还在下载包）这一轮没有工具，
-    // 说一句是哪几台，不让模型悄悄少了工具、用户以为它们的工具不管用。名字经 quote：换行、控制字符伪造不了别的行
-    async beforeTurn(say: (line: string) => void): Promise<void> {
-        await this.ready();
-        const pending = this.untrusted ? [] : this.servers.filter((s) => s.status === 'connecting');
-        if (pending.length > 0) say(`${pending.map((s) => quote(s.name)).join('、')} 还在连接，这一轮没有${pending.length > 1 ? '它们' : '它'}的工具（/mcp 看状态）`);
-    }
-
-    // /mcp reconnect NAME：停掉、重新连接，只换这一台的工具（只用剩下的名额，不挤掉别的服务器）
-    async reconnect(name: string): Promise<string> {
-        const client = this.servers.find((s) => s.name === name);
-        if (!client) throw new Error(`没有名为 ${name} 的 MCP 服务器`);
-        if (this.untrustedFolder) throw new Error(UNTRUSTED);
-        await this.startup;   // 启动时的连接还没结束就重连，两次连接会抢同一个客户端
-        await client.stop();
-        await client.connect();
-        this.refresh([client]);
-        if (client.status !== 'connected') return `${name} 重连失败：${client.error}`;
-        return `${name} 已重新连接（${this.toolsOf(name).exposed.length} 个工具）`;
-    }
-
-    // OpenAI 一次请求最多带 128 个工具（内置的也算），超过就整轮 400：注册表里已有的先占位，装不下的不交给模型
-    private withinLimit(server: string, set: McpToolSet): McpToolSet {
-        const room = Math.max(0, MAX_TOOLS - this.registry.names().length);
-        this.overLimit.delete(server);
-        if (set.exposed.length <= room) return set;
-        this.overLimit.set(server, { server, count: set.exposed.length - room, total: set.exposed.length });
-        return { ...set, exposed: set.exposed.slice(0, room) };
-    }
-
-    /** 没装下的服务器，按配置顺序。 */
-    leftOut(): LeftOut[] {
-        return this.servers.flatMap((s) => this.overLimit.get(s.name) ?? []);
-    }
-
-    /** 有工具没装下时的那条提示（启动时和 /mcp 里都用）；都装下了就是空的。内置：注册表里 MCP 之外的工具。 */
-    budgetLines(): string[] {
-        const mcp = this.servers.reduce((n, s) => n + this.toolsOf(s.name).exposed.length, 0);
-        return this.overLimit.size === 0 ? [] : [budgetNotice(this.leftOut(), this.registry.names().length - mcp)];
-    }
-}
-
-const FIRST_REQUEST_WAIT_MS = 10_000;
-const UNTRUSTED = `未信任此文件夹，项目的 MCP 服务器不启动（重启时会再问；在终端里答过 n 的，删掉 ${TRUST_FILE} 里它的那一项才会再问）`;
-
-// mcp.json 坏了（多了个逗号……）不该让 agent 起不来：记下原因，不启动任何服务器
-function readConfig(file: string): [McpEntry[], string] {
+/** 没有这个文件就是不用 MCP；读不了、不是 JSON 时一台也不启动，说一句原因。这个文件 Agent 只读不写。 */
+export function readMcpConfig(): McpConfig {
+    const config: McpConfig = { servers: [], problems: [] };
+    const isObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
+    let entries;
     try {
-        return [loadMcpConfig(file), ''];
+        entries = JSON.parse(fs.readFileSync(MCP_FILE, 'utf8')).mcpServers;
+        if (!isObject(entries)) throw new Error('没有 mcpServers 对象');
     } catch (e) {
-        return [[], `${(e as Error).message}；本次不启动 MCP 服务器`];
+        const missing = (e as NodeJS.ErrnoException).code === 'ENOENT';
+        if (!missing) config.problems.push(`读不了 ${MCP_FILE}：${(e as Error).message}（这次不启动 MCP 服务器）`);
+        return config;
     }
+    const strings = (list: unknown) => Array.isArray(list) && list.every((v) => typeof v === 'string');
+    for (const [name, raw] of Object.entries<any>(entries)) {
+        const { command, args = [], env = {} } = raw ?? {};
+        if (typeof command === 'string' && command && strings(args) && isObject(env) && strings(Object.values(env))) {
+            config.servers.push({ name, config: { command, args, env } });
+        } else config.problems.push(`${MCP_FILE} 里的 ${quote(name)} 不对：command 要是字符串，args 是字符串数组，env 的值都是字符串`);
+    }
+    return config;
 }
 
-// 启动时要显示的行：mcp.json 读不了的原因，每个失败的服务器一行，有工具没装下时再加一条提示
-export function mcpStartupMessages(manager: McpManager): string[] {
-    const lines = manager.servers.filter((s) => s.status === 'failed').map((s) => `MCP 服务器 ${s.name} 启动失败：${s.error}`);
-    if (manager.configError) lines.unshift(manager.configError);
-    return [...lines, ...manager.budgetLines()];
+/**
+ * 信任问题里 mcp.json 的那几项，每台服务器一项（问、记回答、转义控制字符、把你自己的密钥那一段写成 ‹名字›，都是第 8 天 trust.ts 的事）。
+ * mcp.json 可以跟着克隆来的仓库一起到来，服务器以你的用户权限运行，所以答 y 之前看到的就是真正会运行的：命令、参数和 env 的值都原样。
+ * env 里会让程序运行别的代码的变量（NODE_OPTIONS、GIT_*……）各多一项说明（RUNS，和 .env 的变量同一张表）。
+ * 信任记录的 HMAC 按这些原文算：换了命令、改了一个值，下次启动会再问。
+ */
+export function mcpTrustItems(config: McpConfig): string[] {
+    return config.servers.flatMap(({ name, config: c }) => {
+        const env = Object.entries(c.env).map(([k, v]) => quote(`${k}=${v}`));
+        const withEnv = env.length ? `（环境变量 ${env.join(' ')}）` : '';
+        const runs = Object.keys(c.env).flatMap((k) => RUNS.filter(([pattern]) => pattern.test(k)).slice(0, 1)
+            .map(([, what]) => `（服务器 ${quote(name)}）${k} 会让程序运行别的代码：${what}`));
+        return [`启动 MCP 服务器 ${quote(name)}：${[c.command, ...c.args].map(quote).join(' ')}${withEnv}`, ...runs];
+    });
 }
 
-// /mcp 的输出：装不下时的提示；每台服务器的工具（改过名的注明原名）、每次请求的开销，再加最近 5 行日志（调用栈不算）。
-// 服务器名要清洗时（"Azure MCP Server"）在标题里写一次前缀，不把每个工具都算作改名
-export function mcpStatusText(manager: McpManager): string {
-    if (manager.configError) return manager.configError;
-    if (manager.servers.length === 0) return '（没有已连接的 MCP 服务器；请在 .geekagent/mcp.json 中声明后重启）';
-    if (manager.untrusted) return `${UNTRUSTED}：${manager.servers.map((s) => s.name).join('、')}`;
-    const out = manager.budgetLines();
-    for (const s of manager.servers) {
-        const { exposed, skipped } = manager.toolsOf(s.name);
-        if (s.status === 'connected') {
-            const prefix = namePrefix(s.name);
-            const cleaned = prefix === `mcp_${s.name}_` ? '' : `，名字前缀 ${prefix}`;
-            out.push(`${s.name}（${exposed.length} 个工具${cleaned}）`);
-            for (const e of exposed) {
-                const renamed = e.tool.name !== prefix + e.original;
-                out.push(`  ${e.tool.name}${renamed ? ` ← ${e.original}` : ''}`);
-            }
-            for (const k of skipped) out.push(`  （已跳过 ${k}：名字冲突）`);
-            const left = manager.leftOut().find((l) => l.server === s.name);
-            if (left) out.push(`  （另有 ${left.count} 个超出 ${MAX_TOOLS} 个的上限，没有交给模型）`);
-            out.push(`  ${costText(toolChars(exposed.map((e) => e.tool)))}`);
-        } else if (s.status === 'connecting') {
-            out.push(`${s.name}（连接中…）`);
-        } else {
-            out.push(`× ${s.name}：${s.error}`);
+// 普通的词原样；带空格、引号等的写成 JSON 字符串，看得出一个参数从哪到哪
+const quote = (text: string) => (/^[\w./:@%+=,-]+$/.test(text) ? text : JSON.stringify(text));
+
+/**
+ * 信任之后调用：所有服务器同时连接（每个请求最多等 10 秒，三台慢的也只等一次 10 秒），再按 mcp.json 的顺序注册工具，
+ * 请求里的工具顺序每次都一样。返回要告诉你的话（连接失败的、名字冲突的），每条一句。
+ */
+export async function startMcp(config: McpConfig): Promise<string[]> {
+    for (const { name, config: c } of config.servers) servers.push(new McpServer(name, c));
+    const failed = await Promise.all(servers.map((s) => s.connect().then(() => '', (e: Error) => s.failure || e.message)));
+    await Promise.all(servers.filter((_, i) => failed[i]).map((s) => s.stop()));   // 握手超时的还活着：停掉
+    const skipped = servers.flatMap((s) => registerServerTools(s));
+    return [...servers.flatMap((s, i) => (failed[i] ? [`MCP 服务器 ${s.name} 连接失败：${failed[i]}`] : [])), ...skipped];
+}
+
+/** 退出时调用：全部同时停，不留进程。 */
+export async function stopMcp(): Promise<void> {
+    await Promise.all(servers.map((s) => s.stop()));
+}
+
+/** /mcp：每台服务器的工具，或者它为什么不能用。 */
+export function mcpStatus(): string {
+    if (servers.length === 0) return `没有 MCP 服务器：在 ${MCP_FILE} 里声明，重启生效（文件夹不被信任时不启动）`;
+    return servers.map((s) => {
+        const names = registered.get(s) ?? [];
+        return s.failure ? `× ${s.name}：${s.failure}` : [`${s.name}（${names.length} 个工具）`, ...names.map((n) => `  ${n}`)].join('\n');
+    }).join('\n');
+}
+
+/** 一台服务器的每个工具变成注册表里的一个 Tool。返回没能注册的（名字冲突），每个一句。 */
+function registerServerTools(server: McpServer): string[] {
+    const names: string[] = [];
+    const skipped: string[] = [];
+    for (const info of server.tools) {
+        // 加上服务器名，两台服务器都有 search 也不撞车。OpenAI 只认 [a-zA-Z0-9_-]，别的字符换成 _；调用服务器时总用原名
+        const name = `mcp_${server.name}_${info.name}`.replace(/[^A-Za-z0-9_-]/g, '_');
+        try {
+            registerTool(mcpTool(server, info, name));
+        } catch (e) {
+            skipped.push(`没有注册 ${server.name} 的工具 ${JSON.stringify(info.name)}：${(e as Error).message}`);
+            continue;
         }
-        for (const line of s.recentLog) out.push(`    ${line}`);
+        // 新工具要带一条默认策略：第 8 天的权限层拒绝没有策略的工具。MCP 工具是别人写的程序、以你的身份运行，它做什么只有它自己的
+        // 说明可依，所以默认 ask，每次调用先给你看参数。想放行就在 GeekAgent.json 里按工具名（或 mcp_demo_*）写 allow
+        ensureToolPolicy(name, 'ask');
+        names.push(name);
     }
-    return out.join('\n');
+    registered.set(server, names);
+    return skipped;
 }
 
-// 面板的 MCP 一行：demo(2) fs(14)
-export function mcpPanelText(manager: McpManager): string {
-    if (manager.servers.length === 0) return '无';
-    if (manager.awaitingTrust) return '等待信任回答';
-    if (manager.untrusted) return '未信任，未启动';
-    if (manager.servers.some((s) => s.status === 'connecting')) return '连接中…';
-    return manager.servers.map((s) => {
-        if (s.status === 'connected') return `${s.name}(${manager.toolsOf(s.name).exposed.length})`;
-        return `${s.name}(${s.status === 'failed' ? '失败' : '已退出'})`;
-    }).join(' ');
+function mcpTool(server: McpServer, info: McpToolInfo, name: string): Tool {
+    return {
+        name,
+        description: `[MCP:${server.name}] ${info.description ?? info.name}`,
+        // 服务器给的 inputSchema 就是 JSON Schema，原样当参数模式；缺了或者根不是 object 时给一个空的
+        parameters: info.inputSchema?.type === 'object' ? info.inputSchema : { type: 'object', properties: {} },
+        async run(args, signal) {
+            // 参数一个一行，值写成 JSON：值里的换行显示成 \n，冒充不了下一行参数。不截断、不脱敏：答 y 之前每个字都看得到
+            const shown = Object.entries(args).map(([k, v]) => `  ${/^[\w.-]+$/.test(k) ? k : JSON.stringify(k)}：${JSON.stringify(v)}`);
+            const head = `即将调用 MCP 工具 ${name}（来自服务器 ${server.name}）`;   // 只用清洗过的名字：服务器起的原名可以带换行
+            if (!(await confirm([head, shown.length ? '参数：' : '参数：无', ...shown, '确认执行？'].join('\n')))) return '已取消调用';
+            return server.call(info.name, args, signal);
+        },
+    };
 }

@@ -1,37 +1,33 @@
-// Day 7：行模式前端，stdin 或 stdout 不是终端时用：就是 Day 4 的命令行 REPL，接上前端接口。
+// Day 7：行模式前端，stdin 或 stdout 不是终端时用（管道、重定向、CI、编辑器的控制台）：就是第 4 天的 REPL，搬到 FrontEnd 接口后面。
 import readline from 'node:readline';
 import type { ReplyPiece } from './chat.ts';
-import { colorEnabled, err, out, paint, type Color } from './color.ts';
-import type { FrontEnd } from './frontend.ts';
-import { askPaged, EOF, type InputQueue } from './input.ts';
-import { typing } from './typing.ts';   // 终端里打的字只在等输入时显示，回复进行中打的行轮到时再显示
+import { colorEnabled, err, out, paint } from './color.ts';
+import type { FrontEnd, Hooks } from './frontend.ts';
+import { EOF, readAnswer, type InputQueue } from './input.ts';
 
-export function createPlain(queue: InputQueue, hooks: { onCancel(): boolean; onExit(): void }): FrontEnd & { prompt(): void } {
+export function createPlain(queue: InputQueue, hooks: Hooks): FrontEnd {
     const interactive = Boolean(process.stdin.isTTY);
-    const rl = readline.createInterface({ input: process.stdin, output: typing.screen, terminal: interactive }).on('line', typing.submitted);
-    rl.setPrompt(paint('user', 'You › '));
+    const rl = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: interactive });
+    const YOU = paint('user', 'You › ');
+    rl.setPrompt(YOU);
     rl.on('line', (line) => queue.push(line));
     rl.on('close', () => queue.push(EOF));
-    // Ctrl+C：回复进行中 → 取消这一轮；空闲时 → 退出
-    rl.on('SIGINT', () => {
-        if (!hooks.onCancel()) return hooks.onExit();
-        queue.decline();   // 正在等 [y/N] 就替用户答「否」，免得它吞掉下一行输入
-    });
-    endOnClosedPipe(queue, hooks);   // … | head 先关了管道：取消这一轮、结束输入
+    rl.on('SIGINT', hooks.interrupt);   // 终端里 Ctrl+C 是 readline 收到的一个按键（管道输入时它是信号，index.ts 处理）
     let last = '';
 
     return {
-        prompt() { if (queue.size === 0) typing.prompt(rl); },
-        print(color: Color, text: string) {
+        ready() {
+            if (interactive) rl.prompt();
+        },
+        print(color, text) {
             if (color === 'error') err('error', text);
             else out(color, text);
         },
+        // 思考内容变暗（没有颜色时前面加一行「思考：」），思考之后的正文另起一行，进度行黄色；用量只有全屏界面显示
         piece(piece: ReplyPiece) {
-            // 思考内容变暗（无颜色时以「思考：」开头），正文绿色，进度行黄色
+            if (piece.type === 'usage') return;
             if (piece.type === 'progress') {
                 out('tool', `${last === 'progress' ? '' : '\n'}[${piece.text}]`);
-            } else if (piece.type === 'notice') {
-                out('system', `\n${piece.text}`, false);
             } else if (piece.type === 'reasoning') {
                 if (last !== 'reasoning' && !colorEnabled) out('reasoning', '思考：');
                 out('reasoning', piece.text, false);
@@ -45,38 +41,19 @@ export function createPlain(queue: InputQueue, hooks: { onCancel(): boolean; onE
             process.stdout.write('\n');
             last = '';
         },
-        echoUser(line: string) { if (typing.unseen(line)) out('user', `You › ${line}`); },   // 屏幕上还没有的行（管道输入、提前打的）
-        // 管道里下一行就是回答；终端里要等用户打一行。y / yes 同意，其余拒绝；太长的提示只显示开头，回答 d 分页看全文
-        confirm: (prompt: string) => askPaged(prompt, async (question) => {
+        echo(line) {
+            if (!interactive) out('user', `You › ${line}`);   // 管道输入不回显：替它打出来，输出才读得懂
+        },
+        async confirm(question) {
             out('tool', question);
-            return nextAnswer(queue, rl, interactive);
-        }, (page) => out('tool', page)),
+            rl.setPrompt(paint('tool', '[y/N] '));   // readAnswer() 显示它，规则见第 3 天
+            const answer = await readAnswer(queue, rl);
+            rl.setPrompt(YOU);
+            return answer;
+        },
         setBusy() {},
-        refresh() {},
-        close() { rl.close(); },
+        close() {
+            rl.close();
+        },
     };
-}
-
-// —— 加固：输出管道被关、提问前打的字不算回答 ——
-
-// 读输出的一方先关了管道（… | head）：取消这一轮、结束输入，由入口走正常的退出流程（先保存）。
-// 之后的写入还会再出错，只处理第一次
-function endOnClosedPipe(queue: InputQueue, hooks: { onCancel(): boolean }): void {
-    let closed = false;
-    process.stdout.on('error', () => {
-        if (closed) return;
-        closed = true;
-        hooks.onCancel();
-        queue.push(EOF);
-    });
-}
-
-// 管道里的下一行就是回答，回显在 [y/N] 后面；终端里只认 [y/N] 出现之后打的一行（typing.answer），
-// 提前打的行留在队里，之后照常处理
-async function nextAnswer(queue: InputQueue, rl: readline.Interface, interactive: boolean): Promise<string> {
-    if (!interactive) out('tool', '[y/N] ', false);
-    const item = await (interactive ? typing.answer(queue, rl) : queue.next());
-    const answer = item === EOF ? '' : item.trim();
-    if (!interactive) out('system', answer);
-    return answer;
 }

@@ -1,88 +1,69 @@
-// Day 7：一帧画什么。renderFrame 是 (状态, 列数, 行数) 的纯函数，返回每个屏幕行的文字（含颜色），
-// 不碰终端，所以能直接单测；写到终端、只重写变化的行是 tui.ts 的事。
-import { CODES, type Color } from './color.ts';
-import { visible } from './screen-text.ts';
-import { charWidth, displayWidth, padToWidth, truncateToWidth } from './term.ts';
-import { logLayout, PANEL_WIDTH, questionRows, viewTop, type TuiState } from './view.ts';
+// Day 7：一帧画什么。frame() 是（状态、列数、行数）的纯函数，返回每一个屏幕行（带颜色）：上面是消息日志（终端够宽时
+// 右边是用量面板），然后是一条分隔线（右端写着「回复中」「N 条排队」），最下面是输入行。它不碰终端，所以能直接单测。
+import { paint, visible, type Color } from './color.ts';
+import { fit, width, wrap } from './term.ts';
 
-// 全屏界面只在终端里启用，所以总是上色（NO_COLOR 只管行模式的输出）
-const colored = (color: Color, text: string): string => `\x1b[${CODES[color]}m${text}\x1b[0m`;
+export interface ScreenState {
+    log: { text: string; color: Color }[];   // 日志，一条是一行（已经转义了控制字符，没有 \n）；画的时候按宽度折行
+    input: string;       // 输入行里打的字
+    prompt: string;      // 'You › '；确认时是 '[y/N] '
+    busy: boolean;       // 有一轮正在进行
+    queued: number;      // 排队等着处理的行数
+    scroll: number;      // 往上翻了几行；0 = 跟着最新的输出
+    panel: string[];     // 面板的文字，一项一行
+}
 
-// 从上到下：日志区（够宽时右边是面板；确认中底部钉着问题）、分隔线、输入行。
-// 只折可见范围内的日志条目，所以耗时取决于屏幕大小，而不是日志总长度。
-export function renderFrame(state: TuiState, cols: number, rows: number): string[] {
-    const L = logLayout(state, cols, rows);   // 日志只用上面 logHeight 行，下面是钉住的问题
-    const logRows: string[] = [];
-    const top = viewTop(state, L.textWidth, L.logHeight);   // 跟随末尾，或用户往上翻到的位置
-    for (let seq = top.seq, row = top.row; seq < state.log.end && logRows.length < L.logHeight; seq++, row = 0) {
-        const color = state.log.color(seq);
-        const wrapped = state.log.rows(seq, L.textWidth);
-        for (; row < wrapped.length && logRows.length < L.logHeight; row++) {
-            logRows.push(colored(color, padToWidth(wrapped[row], L.textWidth)));
-        }
-    }
-    pinQuestion(state, logRows, L);
+export const YOU = 'You › ';
+const PANEL = 28;            // 面板宽度：'│ ' 加 26 列
+const PANEL_MIN_COLS = 60;   // 终端比这窄就不显示面板
+
+type Row = { text: string; color: Color };
+
+/** 一帧：rows 个屏幕行；scroll 是实际翻到的位置（翻过了头就停在最早的一行）；cursor 是光标在输入行的第几列（从 1 数）。 */
+export function frame(s: ScreenState, cols: number, rows: number): { lines: string[]; scroll: number; cursor: number } {
+    const panel = cols >= PANEL_MIN_COLS;
+    const textCols = Math.max(1, (panel ? cols - PANEL - 1 : cols) - 1);   // 日志左边留一列空白
+    const height = Math.max(1, rows - 2);
+    const found = lastRows(s.log, textCols, height + s.scroll);
+    const scroll = Math.max(0, Math.min(s.scroll, found.length - height));
+    const body = found.slice(Math.max(0, found.length - height - scroll), found.length - scroll);
     const lines: string[] = [];
-    for (let r = 0; r < L.bodyRows; r++) {
-        let line = ' ' + (logRows[r] ?? ' '.repeat(L.textWidth));
-        if (L.panel) line += ' ' + panelCell(state.panel[r]);
+    for (let r = 0; r < height; r++) {
+        const row = body[r];
+        let line = ` ${row ? paint(row.color, fit(row.text, textCols), true) : ' '.repeat(textCols)}`;
+        // 面板里的字可能来自文件夹的配置（模型名、根目录）：先转义控制字符再截断，转义之后的长度才是真的
+        if (panel) line += ` ${paint('system', fit(`│ ${visible(s.panel[r] ?? '')}`, PANEL), true)}`;
         lines.push(line);
     }
-    lines.push(ruleRow(state, cols), inputView(state, cols).text);
-    return lines.slice(-Math.max(1, rows));
+    const input = inputLine(s, cols);
+    return { lines: [...lines, ruleLine(s, cols, scroll), input.text], scroll, cursor: input.cursor };
 }
 
-export function cursorPosition(state: TuiState, cols: number, rows: number): { row: number; col: number } {
-    return { row: Math.max(0, rows - 1), col: inputView(state, cols).cursorCol };   // 从 0 开始
-}
-
-// 分隔线，右端写着状态：回复中、排队条数
-function ruleRow(state: TuiState, cols: number): string {
-    const parts: string[] = [];
-    if (state.busy) parts.push('回复中，Esc 取消');
-    if (state.queued > 0) parts.push(`${state.queued} 条排队`);
-    const label = parts.length ? ` ${parts.join(' · ')} ──` : '';
-    const fill = '─'.repeat(Math.max(0, cols - displayWidth(label)));
-    return colored('system', truncateToWidth(fill + label, cols));
-}
-
-// 输入行：提示符 + 编辑中的文字；最后一列留给光标。确认时提示符变成 [y/N]
-function inputView(state: TuiState, cols: number): { text: string; cursorCol: number } {
-    const prompt = state.confirming ? '[y/N] ' : 'You › ';
-    const promptWidth = displayWidth(prompt);
-    const room = Math.max(1, cols - promptWidth - 1);
-    const { start, left } = scrollToCursor(state, room);
-    const shown = truncateToWidth(state.input.slice(start).join(''), room);
-    const color = state.confirming ? 'tool' : 'user';
-    return { text: colored(color, prompt) + shown, cursorCol: Math.min(cols - 1, promptWidth + left) };
-}
-
-// —— 加固：长输入水平滚动；面板的分节线和不可信文字；钉住的问题 ——
-
-// 确认中的问题接在日志下面：先用空行把日志区补满，问题就总在分隔线正上方，黄色
-function pinQuestion(state: TuiState, logRows: string[], L: { textWidth: number; bodyRows: number; logHeight: number }): void {
-    while (logRows.length < L.logHeight) logRows.push(' '.repeat(L.textWidth));
-    for (const row of questionRows(state, L.textWidth, L.bodyRows)) logRows.push(colored('tool', padToWidth(row, L.textWidth)));
-}
-
-// 输入太长时水平滚动，保证光标所在位置可见：返回从第几个字符开始显示（start）、光标左边的文字宽度（left）
-function scrollToCursor(state: TuiState, room: number): { start: number; left: number } {
-    let start = 0;
-    let left = 0;
-    for (let i = 0; i < state.cursor; i++) left += charWidth(state.input[i].codePointAt(0)!);
-    while (left > room && start < state.cursor) left -= charWidth(state.input[start++].codePointAt(0)!);
-    return { start, left };
-}
-
-// 面板行约定：普通行原样显示；以 '─' 开头的是分节线，例如 '─ 上下文' 画成 '─ 上下文 ────…' 铺满 26 列；
-// 空字符串是空行。每行前面是灰色的 '│ '，内容截到 26 列。面板文字可能来自项目配置（根目录、MCP 服务器名），控制字符要变成可见的转义。
-function panelCell(text = ''): string {
-    const inner = PANEL_WIDTH - 2;
-    let body = visible(text);
-    if (body.startsWith('─')) {
-        const label = body.replace(/^─+\s*/, '');
-        body = truncateToWidth(label ? `─ ${label} ` : '', inner);
-        body += '─'.repeat(inner - displayWidth(body));
+// 从最后一条往回折，够 need 行就停：一帧只折看得见的那几条，日志再长，画一帧的工夫也只和屏幕一样大
+function lastRows(log: Row[], cols: number, need: number): Row[] {
+    const rows: Row[] = [];
+    for (let i = log.length - 1; i >= 0 && rows.length < need; i--) {
+        const { text, color } = log[i];
+        rows.unshift(...wrap(text, cols).map((row) => ({ text: row, color })));
     }
-    return colored('system', '│ ' + padToWidth(body, inner));
+    return rows;
+}
+
+// 分隔线，右端是状态：回复中、排队的行数、往上翻了多少
+function ruleLine(s: ScreenState, cols: number, scroll: number): string {
+    const parts: string[] = [];
+    if (s.busy) parts.push('回复中，Ctrl+C 取消');
+    if (s.queued > 0) parts.push(`${s.queued} 条排队`);
+    if (scroll > 0) parts.push(`往上翻了 ${scroll} 行，PageDown 回到末尾`);
+    const label = parts.length ? ` ${parts.join(' · ')} ──` : '';
+    return paint('system', fit('─'.repeat(Math.max(0, cols - width(label))) + label, cols), true);
+}
+
+// 输入行：提示符和打的字；太长时只显示末尾（光标在末尾），最后一列留给光标
+function inputLine(s: ScreenState, cols: number): { text: string; cursor: number } {
+    const room = Math.max(1, cols - width(s.prompt) - 1);
+    let shown = Array.from(s.input);
+    while (shown.length && width(shown.join('')) > room) shown = shown.slice(1);
+    const text = shown.join('');
+    return { text: paint(s.prompt === YOU ? 'user' : 'tool', s.prompt, true) + text, cursor: width(s.prompt) + width(text) + 1 };
 }

@@ -1,117 +1,81 @@
-// Day 12：代码搜索（search 工具的核心）：在目录树里做不区分大小写的字面量搜索，类似 grep -rin。
-// 只负责“找”：路径是否越界、要不要询问用户，由调用方（工具注册处）先处理好。
-// 为什么同步：整棵树一次扫完，同步读文件比成千上万个 Promise 快得多；代价是扫描期间界面不刷新。
+// Day 12：代码搜索 search。在根目录下逐行找一个关键词（字面量、不分大小写），每条命中写成「路径:行号: 这一行」，像 grep -rin。
+// 只读、不出根目录，所以默认放行（permissions.ts 的默认表）；要不要把结果交给模型、怎样脱敏，由第 8 天的 execTool 管。
 import fs from 'node:fs';
 import path from 'node:path';
-import { redactFileContent } from './redact.ts';
+import { permissionRoot, safePath } from './permissions.ts';
+import { registerTool, stringArg } from './tools.ts';
 
-export const MAX_HITS = 50;
+const MAX_HITS = 50;               // 再多就该让模型换个更具体的词：50 行已经占满一个工具结果
+const MAX_LINE_CHARS = 200;        // 压缩过的代码一行几万字：一条命中只留开头
+const MAX_FILE_BYTES = 1 << 20;    // 超过 1 MiB 的多半是数据或打包产物，不看
 
-/**
- * 在 root/sub 下搜索 pattern，返回给模型看的文本。
- * sub 可以是相对 root 的路径、绝对路径或空串（= root）；结果里的路径一律相对 root、用 `/` 分隔。
- */
-export function searchFiles(root: string, sub: string, pattern: string): string {
-    if (!pattern) return '缺少参数：pattern';
-    try {
-        const { hits, more } = findMatches(root, sub, pattern);
-        if (hits.length === 0) return `没有找到 "${pattern}" 的匹配` + (sub ? `（在 ${sub} 下）` : '');
-        const lines = [`匹配 "${pattern}" 共 ${hits.length} 行：`, ...hits];
-        if (more) lines.push(`…（已达上限 ${MAX_HITS} 行，还有更多匹配；请换更具体的关键词或缩小 path）`);
-        return lines.join('\n');
-    } catch (e) {
-        return `搜索失败：${e instanceof Error ? e.message : String(e)}`;
-    }
+export function registerSearchTool(): void {
+    registerTool({
+        name: 'search',
+        description: `在项目里按关键词搜索文本（字面量，不区分大小写），返回 路径:行号: 内容，最多 ${MAX_HITS} 条；不进点目录和 node_modules`,
+        parameters: {
+            type: 'object',
+            properties: {
+                pattern: { type: 'string', description: '要找的关键词（普通文字，不是正则）' },
+                path: { type: 'string', description: '只在这个子目录里找（相对根目录），默认整个项目' },
+            },
+            required: ['pattern'],
+            additionalProperties: false,
+        },
+        run(args) {
+            const pattern = stringArg(args, 'pattern');
+            // path 先过第 8 天的 safePath：越界（含指向外面的符号链接）时抛出，execTool 把它变成一句结果
+            const start = typeof args.path === 'string' && args.path ? safePath(args.path) : permissionRoot();
+            const { hits, more } = searchFiles(permissionRoot(), start, pattern);
+            if (hits.length === 0) return `没有找到「${pattern}」`;
+            const tail = more ? `\n（只列出前 ${MAX_HITS} 条：换个更具体的词，或者用 path 缩小范围）` : '';
+            return `找到 ${hits.length} 行：\n${hits.join('\n')}${tail}`;
+        },
+    });
 }
 
-/**
- * 按路径排序逐个文件搜索，hits 是 `相对路径:行号: 行内容`。找到 MAX_HITS + 1 条就停：
- * 多出的一条只用来判断“还有更多”（more），说明结果被截断。
- */
-export function findMatches(root: string, sub: string, pattern: string): { hits: string[]; more: boolean } {
-    const base = path.resolve(root, sub || '.');
-    const files: string[] = [];
-    if (fs.statSync(base).isFile()) files.push(base);
-    else listFiles(base, files, true);
-    const entries = files.map((full) => ({ full, rel: path.relative(root, full).split(path.sep).join('/') }));
-    entries.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
-
+/** 从 start 往下找，路径按名字排序，结果里的路径相对 root、用 / 分隔。找到第 MAX_HITS + 1 条就停：多的那一条只用来知道「还有」。 */
+export function searchFiles(root: string, start: string, pattern: string): { hits: string[]; more: boolean } {
     const needle = pattern.toLowerCase();
     const hits: string[] = [];
-    for (const { full, rel } of entries) {
-        const text = textIfWorthScanning(full, needle);   // 大文件、二进制、肯定不含关键词的文件得到 null
+    for (const file of listFiles(start)) {
+        const text = readText(file);
         if (text === null) continue;
         const lines = text.split('\n');
         for (let i = 0; i < lines.length; i++) {
             if (!lines[i].toLowerCase().includes(needle)) continue;
-            hits.push(`${rel}:${i + 1}: ${redactFileContent(lines[i].trimEnd())}`);   // trimEnd 顺带去掉 \r；注释掉的旧密钥也换掉
-            if (hits.length > MAX_HITS) return { hits: hits.slice(0, MAX_HITS), more: true };
+            if (hits.length === MAX_HITS) return { hits, more: true };
+            const rel = path.relative(root, file).split(path.sep).join('/');
+            hits.push(`${rel}:${i + 1}: ${lines[i].trimEnd().slice(0, MAX_LINE_CHARS)}`);   // trimEnd 顺带去掉 CRLF 的 \r
         }
     }
     return { hits, more: false };
 }
 
 /**
- * 收集普通文件。跳过以 `.` 开头的名字和 node_modules；符号链接一律不跟（指向目录可能成环，
- * 指向文件可能跑出根目录）。起点目录本身不受这条规则限制：用户明确要搜 `.github` 也可以。
+ * 要搜的文件，按路径排序（结果每次一样）。名字以 . 开头的跳过（.git、.geekagent、.env），node_modules 也跳过：
+ * 否则结果被依赖和缓存占满。withFileTypes 里符号链接既不是目录也不是文件，所以不跟：链接可能绕成圈，也可能指向根目录外面。
  */
-function listFiles(dir: string, out: string[], isStart = false): void {
-    for (const ent of readDirOrSkip(dir, isStart)) {
-        if (ent.name.startsWith('.') || ent.name === 'node_modules') continue;
-        const full = path.join(dir, ent.name);
-        if (ent.isDirectory()) listFiles(full, out);
-        else if (ent.isFile()) out.push(full);
+function listFiles(start: string): string[] {
+    if (fs.statSync(start).isFile()) return [start];
+    const files: string[] = [];
+    const entries = fs.readdirSync(start, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1));
+    for (const e of entries) {
+        if (e.name.startsWith('.') || e.name === 'node_modules') continue;
+        const full = path.join(start, e.name);
+        if (e.isDirectory()) files.push(...listFiles(full));
+        else if (e.isFile()) files.push(full);
     }
+    return files;
 }
 
-// —— 加固：读不了的目录、大文件、二进制，以及唯一的快速路径 ——
-
-const MAX_FILE_BYTES = 1024 * 1024;   // 超过 1 MiB 的多半是数据或打包产物，跳过
-
-/** 子目录读不了（权限不足等）就跳过，和 grep 一样，不因一个目录读不了就整体失败；起点目录读不了照常抛出。 */
-function readDirOrSkip(dir: string, isStart: boolean): fs.Dirent[] {
+/** 文件的文字；太大、读不了、含 NUL 字节（当二进制，和 grep -I 一样）的返回 null，跳过它而不是让整个搜索失败。 */
+function readText(file: string): string | null {
     try {
-        return fs.readdirSync(dir, { withFileTypes: true });
-    } catch (e) {
-        if (isStart) throw e;
-        return [];
-    }
-}
-
-/** 值得逐行比较的文件内容：太大、读不了、含 NUL 字节（当二进制，和 grep -I 一样）、字节粗筛不可能命中的，都返回 null。 */
-function textIfWorthScanning(file: string, needle: string): string | null {
-    const buf = readSmallFile(file);
-    if (!buf || buf.includes(0) || !mightContain(buf, needle)) return null;
-    return buf.toString('utf8');
-}
-
-/** 读不超过 MAX_FILE_BYTES 的文件；太大或读失败返回 null。先看大小再读，大文件一个字节都不读。 */
-function readSmallFile(file: string): Buffer | null {
-    let fd: number;
-    try {
-        fd = fs.openSync(file, 'r');
+        if (fs.statSync(file).size > MAX_FILE_BYTES) return null;
+        const text = fs.readFileSync(file, 'utf8');
+        return text.includes('\0') ? null : text;
     } catch {
         return null;
     }
-    try {
-        return fs.fstatSync(fd).size > MAX_FILE_BYTES ? null : fs.readFileSync(fd);
-    } catch {
-        return null;
-    } finally {
-        fs.closeSync(fd);
-    }
-}
-
-/**
- * 唯一的快速路径：先在字节上粗筛，只有可能命中的文件才解码成字符串、逐行比较。
- * 实测（1 万个文件 / 50 MB、罕见关键词，test/bench/search.bench.ts）：不筛时每个文件都要解码、切行、
- * 逐行小写，约 270 ms，是 grep -rIn 的 3.5 倍；粗筛之后约 125 ms，1.65 倍。
- * 局限：开尔文符号 K、土耳其字母 İ 这类小写后才变成 ASCII 字母的字符，ASCII 关键词筛不出来。
- */
-function mightContain(buf: Buffer, needle: string): boolean {
-    // 关键词没有大小写之分（数字、中文、符号）：直接找它的 UTF-8 字节
-    if (needle === needle.toUpperCase()) return buf.includes(needle);
-    // ASCII 关键词：按 latin1 把每个字节当一个字符整体小写，比 UTF-8 解码快得多
-    if (/^[\x00-\x7f]*$/.test(needle)) return buf.toString('latin1').toLowerCase().includes(needle);
-    return true;   // 其他（如 "Straße"）不筛，逐行比较
 }

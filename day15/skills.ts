@@ -1,50 +1,60 @@
-// Day 11：技能。skills/<name>/SKILL.md 给出说明和内置工具白名单，可选的 tools.ts 带来技能自己的工具。
-// 同一时间只能启用一个技能；白名单既决定发给模型的工具列表，也在执行时强制检查。
+// Day 11：技能。skills/<名字>/ 一个文件夹：SKILL.md 里 --- 之间的头部写一句 description 和「- 工具名」白名单，头部之后是说明；
+// 可选的 tools.ts 导出 tools 数组，带来技能自己的工具。/use 启用一个：说明进系统提示，白名单决定请求里发哪些工具，
+// execTool 执行前再查一遍（tools.ts）。同一时间只启用一个：两份说明、两张白名单不会打架。
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ensureToolPolicy } from './permissions.ts';
-import { listTools, registerTool, setVisibleTools, unregisterTool, type Tool } from './tools.ts';
+import { confirm, listTools, registerTool, setVisibleTools, unregisterTool, type Tool } from './tools.ts';
 
 export interface Skill {
     name: string;
     description: string;
-    whitelist: string[];   // 允许使用的内置工具；空 = 全部
-    body: string;          // 技能说明，放进系统提示
-    tools: Tool[];         // 技能自带的工具
+    whitelist: string[];   // 启用时还能用的内置工具；空 = 全部
+    body: string;          // 说明，进系统提示
+    tools: Tool[];         // 自带的工具
 }
 
-export const SKILLS_DIR = path.join(import.meta.dirname, 'skills');
+// 技能只从代码旁边的 skills/ 读，不从工作目录读：克隆来的仓库带不进一个会被 import、以你的身份运行的 tools.ts
+const SKILLS_DIR = path.join(import.meta.dirname, 'skills');
 const skills = new Map<string, Skill>();
 let active: Skill | null = null;
 
-/** 解析 SKILL.md：--- 之间是头部，认 `description:` 和 `- 工具名` 列表；之后是正文。 */
-export function parseSkill(name: string, text: string): Omit<Skill, 'tools'> {
-    const lines = text.replace(/\r\n/g, '\n').split('\n');
-    const end = headerEnd(lines);   // 缺少开头或结尾的 --- 时抛出
-    let description = '';
-    const whitelist: string[] = [];
-    for (const line of lines.slice(1, end)) {
-        const t = line.trim();
-        if (t.startsWith('description:')) description = t.slice('description:'.length).trim();
-        else if (t.startsWith('-')) whitelist.push(t.slice(1).trim());
-        else whitelist.push(...foreignWhitelist(t));
-    }
-    return { name, description, whitelist, body: lines.slice(end + 1).join('\n').trim() };
-}
-
-/** 启动时扫描 skills/*；单个技能出错只跳过它，错误交给 report 显示。 */
-export async function loadSkills(report: (message: string) => void): Promise<void> {
-    for (const name of skillFolders()) {
+/** 启动时扫描 skills/ 下的每个文件夹，按名字排序。一个技能坏了只跳过它：返回要告诉你的几行。 */
+export async function loadSkills(): Promise<string[]> {
+    const problems: string[] = [];
+    const folders = fs.existsSync(SKILLS_DIR) ? fs.readdirSync(SKILLS_DIR, { withFileTypes: true }).filter((d) => d.isDirectory()) : [];
+    for (const name of folders.map((d) => d.name).sort()) {
         try {
             const skill = parseSkill(name, fs.readFileSync(path.join(SKILLS_DIR, name, 'SKILL.md'), 'utf8'));
-            const toolsFile = path.join(SKILLS_DIR, name, 'tools.ts');
-            const tools = fs.existsSync(toolsFile) ? await importedToolsOrNone(toolsFile) : [];
-            skills.set(name, { ...skill, tools });
+            // 自带的工具：动态 import 技能文件夹里的 tools.ts。.ts 文件照样能 import：Node 22.18 起自己去掉类型，Node 20 上由 tsx 处理
+            const file = path.join(SKILLS_DIR, name, 'tools.ts');
+            if (fs.existsSync(file)) {
+                const exported = (await import(pathToFileURL(file).href)).tools;
+                if (!Array.isArray(exported)) throw new Error('tools.ts 要导出数组 tools');
+                skill.tools = exported;
+            }
+            skills.set(name, skill);
         } catch (e) {
-            report(`加载技能 ${name} 失败：${(e as Error).message}`);
+            problems.push(`技能 ${name} 没有加载：${(e as Error).message}`);
         }
     }
+    return problems;
+}
+
+/** SKILL.md：第一行 ---，到下一个 --- 是头部：认 description: 和「- 工具名」，别的行（tools:）不管；之后是说明。 */
+function parseSkill(name: string, text: string): Skill {
+    const lines = text.replace(/\r\n/g, '\n').split('\n');
+    const end = lines.findIndex((line, i) => i > 0 && line.trim() === '---');
+    if (lines[0].trim() !== '---' || end === -1) throw new Error('SKILL.md 要以 --- 开头，头部以 --- 结束');
+    const header = lines.slice(1, end).map((line) => line.trim());
+    return {
+        name,
+        description: header.find((line) => line.startsWith('description:'))?.slice('description:'.length).trim() ?? '',
+        whitelist: header.filter((line) => line.startsWith('-')).map((line) => line.slice(1).trim()),
+        body: lines.slice(end + 1).join('\n').trim(),
+        tools: [],
+    };
 }
 
 export function listSkills(): Skill[] {
@@ -55,18 +65,22 @@ export function activeSkill(): Skill | null {
     return active;
 }
 
+/** /use：换成这个技能。要么整个换好，要么什么都不变（自带工具重名时原来的技能照旧启用）。 */
 export function useSkill(name: string): Skill {
     const skill = skills.get(name);
-    if (!skill) throw new Error(`未知技能：${name}`);
-    checkNoClash(skill);   // 失败时什么都不变，原来的技能照旧启用
+    if (!skill) throw new Error(`没有名为 ${name} 的技能（/skills 列出所有技能）`);
+    // 先查重名再动注册表：注册到一半才失败，会留下卸不掉的工具。当前技能自带的工具马上要卸下，不算重名
+    const leaving = new Set(active?.tools.map((t) => t.name));
+    const clash = skill.tools.find((t) => listTools().some((u) => u.name === t.name && !leaving.has(u.name)));
+    if (clash) throw new Error(`自带工具 ${clash.name} 和已有的工具重名`);
     unuseSkill();
-    for (const tool of skill.tools) registerAskingFirst(tool);
-    const allowed = knownTools(skill.whitelist);
-    setVisibleTools(allowed.length ? [...allowed, ...skill.tools.map((t) => t.name)] : null, name);
+    for (const tool of skill.tools) registerAskingFirst(skill.name, tool);
+    setVisibleTools(skill.whitelist.length ? [...skill.whitelist, ...skill.tools.map((t) => t.name)] : null, name);
     active = skill;
     return skill;
 }
 
+/** /unuse：撤下自带工具，全部工具重新可见，说明不再进系统提示。 */
 export function unuseSkill(): void {
     if (!active) return;
     for (const tool of active.tools) unregisterTool(tool.name);
@@ -74,52 +88,18 @@ export function unuseSkill(): void {
     active = null;
 }
 
-// —— 加固：缺目录、导入失败、头部容错、别的 Agent 的技能写法、自带工具重名与默认确认 ——
-
-/** skills 下的文件夹，按名字排序；没有 skills 目录就没有技能。 */
-function skillFolders(): string[] {
-    try {
-        return fs.readdirSync(SKILLS_DIR, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
-    } catch {
-        return [];
-    }
-}
-
-/** 动态导入 tools.ts 的 tools 数组。导入失败或没有导出数组时，这个技能照样可用，只是没有自带工具。 */
-async function importedToolsOrNone(file: string): Promise<Tool[]> {
-    return import(pathToFileURL(file).href).then((m) => (Array.isArray(m.tools) ? m.tools : []), () => []);
-}
-
-/** 头部结束的 --- 在第几行；和开头一样容忍行尾空白。缺少开头或结尾的 --- 时抛出。 */
-function headerEnd(lines: string[]): number {
-    if (lines[0].trim() !== '---') throw new Error('SKILL.md 必须以 --- 开头');
-    const end = lines.findIndex((line, i) => i > 0 && line.trim() === '---');
-    if (end === -1) throw new Error('SKILL.md 的头部缺少结束的 ---');
-    return end;
-}
-
-/** 其他 Agent 常用的 `allowed-tools: a, b` 也当白名单，这样为别的 Agent 写的技能也能加载；`name:` 等其余行忽略。 */
-function foreignWhitelist(line: string): string[] {
-    if (!line.startsWith('allowed-tools:')) return [];
-    return line.slice('allowed-tools:'.length).split(/[\s,]+/).filter(Boolean);
-}
-
-/** 白名单里只留这里真有的工具：别的 Agent 的工具名（如 Read）不存在，忽略；一个都不认识就等于没有白名单。 */
-function knownTools(whitelist: string[]): string[] {
-    const known = new Set(listTools().map((t) => t.name));
-    return whitelist.filter((n) => known.has(n));
-}
-
-/** 先查重名再动注册表：注册到一半才失败会留下卸不掉的工具。当前技能的自带工具不算重名，它们会先被卸下。 */
-function checkNoClash(skill: Skill): void {
-    const taken = new Set(listTools().map((t) => t.name));
-    for (const tool of active?.tools ?? []) taken.delete(tool.name);
-    const clash = skill.tools.find((t) => taken.has(t.name));
-    if (clash) throw new Error(`自带工具 ${clash.name} 与已有工具重名`);
-}
-
-/** 注册自带工具，默认每次执行前确认：只在内存里设默认值，不写回文件；用户文件里有条目时以文件为准。 */
-function registerAskingFirst(tool: Tool): void {
+/**
+ * 自带工具是技能作者写的代码，默认每次先问：策略缺省是 ask（ensureToolPolicy 只设默认，你在 GeekAgent.json 里写的照样优先；
+ * 克隆来的项目要把它设成 allow，得先过第 8 天的信任问题），执行前经 confirm() 问一句——权限表 allow 它时 confirm() 直接同意，
+ * deny 时 execTool 根本不调用它。
+ */
+function registerAskingFirst(skill: string, tool: Tool): void {
     ensureToolPolicy(tool.name, 'ask');
-    registerTool(tool);
+    registerTool({
+        ...tool,
+        async run(args, signal) {
+            if (!(await confirm(`即将执行技能 ${skill} 自带的工具 ${tool.name}，参数：${JSON.stringify(args)}`))) return '已取消执行';
+            return tool.run(args, signal);
+        },
+    });
 }

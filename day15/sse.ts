@@ -1,260 +1,101 @@
-// Day 1：读聊天流。三层：文本 → 行（LineSplitter）→ 事件（sseEvents）→ 一次回复（readChatStream）。
-import { trace } from './trace.ts';
+// Day 1：读聊天流。三层，每层只做一件事：字节 → 行（lines）→ 事件（sseEvents）→ 一次回复（readChatStream）。
+// 一次网络读取和一个事件毫无关系：一次读取可能停在 JSON 中间、一个汉字的三个字节中间，也可能一次带来几百个事件。
 
-export type SseEvent = { event: string; data: string; error?: string };   // 事件类型默认 'message'；多行 data 以 \n 拼接
+export type Delta = { type: 'text' | 'reasoning'; text: string };   // 正文或思考内容，前端按类型上色
 
-/** 事件流解析：一行一个字段，空行派发事件；流结束时没等到空行的事件丢弃。每次读取产出一批：逐个事件 await 比解析本身还慢。 */
-export async function* sseEvents(body: AsyncIterable<Uint8Array>): AsyncGenerator<SseEvent[]> {
-    const decoder = new TextDecoder('utf-8');   // 去掉开头的 BOM；被切开的多字节字符留到下一块再解码
-    const splitter = new LineSplitter();        // 一行可能分在几块里到达：半行留到下一块
-    const fields = new EventFields();
-    for await (const chunk of body) {
-        const events: SseEvent[] = [];
-        for (const line of splitter.push(decoder.decode(chunk, { stream: true }))) {
-            if (line === '') fields.dispatch(events);   // 空行：收到的字段组成一个事件
-            else fields.add(line);                      // 「名字: 值」，聊天流里几乎都是「data: {…}」
-        }
-        yield events;
-    }
-}
+// Day 7：usage 是服务商报的这次请求用掉的 token 数（报了才有）。思考原文和工具调用是第 2 天加的
+export type Reply = { text: string; finishReason: string; reasoning: string; toolCalls: ToolCall[]; usage?: number };
 
-/** Day 2：一个工具调用。arguments 是原样拼接的字符串，流结束后才解析：半截的字符串不是 JSON。 */
-export interface ToolCall {
-    id: string;
-    name: string;
-    arguments: string;
-}
+// Day 2：一个工具调用。arguments 是原样拼接的字符串，流结束后才解析：半截的 {"ci 不是 JSON
+export type ToolCall = { id: string; name: string; arguments: string };
 
-/** Day 7：服务商报告的用量。 */
-export interface Usage {
-    prompt: number;
-    completion: number;
-    total: number;
-}
-
-export interface StreamResult {
-    text: string;
-    reasoning: string;
-    reasoningField: '' | 'reasoning_content' | 'reasoning';   // 思考内容来自哪个字段
-    refusal: string | null;
-    toolCalls: ToolCall[];   // 按首次出现的顺序
-    finishReason: string | null;
-    usage: Usage | null;   // Day 7：服务商没报告时为 null（有的服务不理会 stream_options）
-    error: string | null;
-    complete: boolean;   // 没有出错，并且见到了 finish_reason
-}
-
-export type Delta = { type: 'text' | 'reasoning' | 'refusal'; text: string };   // 文字、思考或拒答，前端按类型上色显示
-
-/** 读一个聊天流：边读边产出增量，读完返回整个回复。出错（流内错误、坏 JSON、断流）不抛异常，记在 result.error。 */
-export async function* readChatStream(body: AsyncIterable<Uint8Array>): AsyncGenerator<Delta, StreamResult> {
-    const acc = new StreamAccumulator();
-    let error: string | null = null;
+/** 第一层：字节解码成文字，切成行。没遇到换行的半行留到下一块；CRLF 的 \r 跟着半行留下，和下一块开头的 \n 拼上。 */
+async function* lines(body: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
+    const decoder = new TextDecoder();   // stream: true：被切开的多字节字符留到下一块再解码，中文和 emoji 不会乱码
+    let rest = '';
     try {
-        reading: for await (const events of sseEvents(body)) {
-            for (const ev of events) {
-                if (ev.error === undefined && ev.data === '[DONE]') break reading;   // 流的正常结尾，之后的内容一律不读
-                error = addEvent(ev, acc);   // data 是一个 JSON 块，累加进回复；流内错误、坏 JSON 返回错误文本
-                if (error !== null) break reading;
-            }
-            yield* acc.ready();   // 半个 emoji 留到下一批
+        for await (const chunk of body) {
+            const parts = (rest + decoder.decode(chunk, { stream: true })).split('\n');
+            rest = parts.pop()!;
+            for (const part of parts) yield part.endsWith('\r') ? part.slice(0, -1) : part;
         }
     } catch (e) {
-        error = `读取流时出错：${(e as Error).message}`;
+        throw new Error(`读取回复时连接断了：${(e as Error).message}`);
     }
-    yield* acc.deltas.splice(0);
-    return Object.assign(acc.result, { error, complete: error === null && acc.result.finishReason !== null });
 }
 
-/** 把流里的块（已解析的 JSON）累加成一次回复。字段缺失、为 null 或类型不对都当作没有。 */
-class StreamAccumulator {
-    readonly result: StreamResult = { text: '', reasoning: '', reasoningField: '', refusal: null, toolCalls: [], finishReason: null, usage: null, error: null, complete: false };   // Day 2：多了思考原文和工具调用
-    deltas: Delta[] = [];   // 还没交给前端的增量
-
-    add(chunk: Json): void {
-        const choice = firstChoice(chunk);
-        this.noteUsage(chunk, choice);   // Day 7：用量
-        if (!choice) return;
-        if (str(choice.finish_reason) && choice.finish_reason) this.result.finishReason = choice.finish_reason;
-        const delta: Json = choice.delta ?? {};
-        this.addReasoning(delta);   // 思考内容：DeepSeek 叫 reasoning_content，OpenRouter 叫 reasoning
-        if (str(delta.content)) {
-            this.result.text += delta.content;
-            this.emitMerged('text', delta.content);
+/** 第二层：行拼成事件。一行一个「字段: 值」，空行结束一个事件；聊天流只用 data 字段，多行的 data 以 \n 相连。 */
+async function* sseEvents(body: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
+    let data: string[] = [];
+    for await (const line of lines(body)) {
+        if (line === '') {
+            if (data.length) yield data.join('\n');
+            data = [];
+        } else if (line.startsWith('data:')) {
+            data.push(line.slice(5).replace(/^ /, ''));
         }
-        if (str(delta.refusal)) this.addRefusal(delta.refusal);
-        if (Array.isArray(delta.tool_calls)) {   // Day 2：工具调用一片一片到达，归到各自的调用上
-            for (const piece of delta.tool_calls) if (piece) this.addToolPiece(piece);
+        // 其余的行：冒号开头的注释（服务器保活用）、event、id 这些字段，聊天流用不上
+    }
+    // 流结束时没等到空行的半个事件丢掉：那是断流时切下的半截
+}
+
+/** 第三层：每个事件是一块 JSON，把其中的增量累加成一次回复，同时一块一块交给前端显示。 */
+export async function* readChatStream(body: AsyncIterable<Uint8Array>): AsyncGenerator<Delta, Reply> {
+    const reply: Reply = { text: '', finishReason: '', reasoning: '', toolCalls: [] };
+    const calls = new Map<number, ToolCall>();   // Day 2：流里的 index → 调用
+    for await (const data of sseEvents(body)) {
+        if (data === '[DONE]') break;   // OpenAI 的结束标记，不是 JSON
+        const chunk = parseChunk(data);
+        const choice = chunk.choices?.[0];   // 只带用量的块没有 choices
+        const usage = chunk.usage ?? choice?.usage;   // Day 7：用量在最后一块的顶层（Kimi 放在 choice 里）
+        if (usage?.total_tokens) reply.usage = usage.total_tokens;
+        if (choice?.finish_reason) reply.finishReason = choice.finish_reason;
+        const delta = choice?.delta ?? {};
+        // 思考内容（DeepSeek、Kimi 的 reasoning_content）只显示，不进历史
+        if (delta.reasoning_content) yield { type: 'reasoning', text: delta.reasoning_content };
+        reply.reasoning += delta.reasoning_content ?? '';   // Day 2：带工具调用的回复要把它原样带回（chat.ts）
+        for (const piece of delta.tool_calls ?? []) addToolPiece(calls, piece);
+        if (delta.content) {
+            reply.text += delta.content;
+            yield { type: 'text', text: delta.content };
         }
     }
-
-    // —— 加固：各家服务商的字段差异、增量合并、分行分字段的细节与流内错误 ——
-
-    private addReasoning(delta: Json): void {
-        const reasoning = str(delta.reasoning_content) ? delta.reasoning_content : delta.reasoning;
-        if (str(reasoning)) this.emitMerged('reasoning', reasoning);
-        // Day 2：DeepSeek 思考模式要求把 reasoning_content 随工具调用原样带回，所以记下内容和字段名
-        if (str(reasoning)) this.result.reasoning += reasoning;
-        if (str(delta.reasoning_content)) this.result.reasoningField = 'reasoning_content';
-        else if (str(delta.reasoning) && !this.result.reasoningField) this.result.reasoningField = 'reasoning';
-    }
-
-    /** 拒答（OpenAI 的 refusal 字段）另记一份，也照常显示。 */
-    private addRefusal(text: string): void {
-        this.result.refusal = (this.result.refusal ?? '') + text;
-        this.emitMerged('refusal', text);
-    }
-
-    /** 相邻的同类增量合并成一个：显示效果相同，写终端的次数少得多。 */
-    private emitMerged(type: Delta['type'], text: string): void {
-        const last = this.deltas[this.deltas.length - 1];
-        if (last?.type === type) last.text += text;
-        else if (text) this.deltas.push({ type, text });
-    }
-
-    /**
-     * 这一批可以显示的增量。emoji 这类字符是两个 UTF-16 单元，服务商可能把它们分在两个事件里发：
-     * 前一半单独写到终端会变成 �。所以最后一个增量若以前一半（高代理）结尾，这一半留在 deltas 里，和下一批的后一半
-     * 合在一起再交出；读完时 readChatStream 交出剩下的全部（真的只有半个字时照原样显示）。回复的原文不受影响。
-     */
-    ready(): Delta[] {
-        const batch = this.deltas.splice(0);
-        const last = batch[batch.length - 1];
-        const code = last ? last.text.charCodeAt(last.text.length - 1) : 0;
-        if (code < 0xd800 || code > 0xdbff) return batch;
-        this.deltas.push({ type: last.type, text: last.text.slice(-1) });
-        last.text = last.text.slice(0, -1);
-        if (!last.text) batch.pop();
-        return batch;
-    }
-
-    // Day 7：用量可能在顶层（以最后一个为准）、在 choice 里（Moonshot，之后还在顶层重复一次，只算一次）或在 x_groq 里
-    private topUsage: Json | null = null;
-    private choiceUsage: Json | null = null;
-    private groqUsage: Json | null = null;
-
-    private noteUsage(chunk: Json, choice: Json | undefined): void {
-        if (!chunk.usage && !chunk.x_groq?.usage && !choice?.usage) return;
-        if (chunk.usage) this.topUsage = chunk.usage;
-        if (chunk.x_groq?.usage) this.groqUsage = chunk.x_groq.usage;
-        if (choice?.usage) this.choiceUsage = choice.usage;
-        this.result.usage = normalizeUsage((this.topUsage ?? this.choiceUsage ?? this.groqUsage)!);
-    }
-
-    private byIndex = new Map<number, ToolCall>();   // Day 2：流里的 index → 调用
-    private last: ToolCall | undefined;              // 最近的调用：既没有 index 也没有 id 的片段续到它上面
-
-    /**
-     * Day 2：工具调用片段归到哪个调用。先按 index（不按数组位置：Copilot 的第一个调用就是 index 1）；
-     * index 缺失或为负（GLM、Mistral）时按 id；再不行就续到最近一个调用上。
-     */
-    private addToolPiece(p: Json): void {
-        const id = str(p.id) ? p.id : '';
-        let call: ToolCall | undefined;
-        if (Number.isInteger(p.index) && p.index >= 0) {
-            call = this.byIndex.get(p.index);
-            if (call?.id && id && id !== call.id) call = undefined;   // 同一个 index 上开始了新调用
-            if (!call) this.byIndex.set(p.index, call = this.newCall());
-        } else {
-            call = (id ? this.result.toolCalls.find((c) => c.id === id) : this.last) ?? this.newCall();
-        }
-        this.last = call;
-        // id 和名字只取第一个非空值：续接片段里的 "id": ""（Qwen）、"name": ""（LM Studio）不覆盖，名字也不拼接
-        if (id && !call.id) call.id = id;
-        const fn = p.function ?? {};
-        if (str(fn.name) && fn.name && !call.name) call.name = fn.name;
-        if (str(fn.arguments)) call.arguments += fn.arguments;
-    }
-
-    private newCall(): ToolCall {
-        const call = { id: '', name: '', arguments: '' };
-        this.result.toolCalls.push(call);
-        return call;
-    }
-}
-
-type Json = Record<string, any>;
-const str = (v: unknown): v is string => typeof v === 'string';
-
-// choices 可能缺失或为空（只带用量的块）；我们只要一个回答，只看 index 为 0 的那个
-const firstChoice = (chunk: Json): Json | undefined => (Array.isArray(chunk.choices) ? chunk.choices : []).find((c: Json) => (c?.index ?? 0) === 0);
-
-/** 把任意切分的文本拆成行：CR、LF、CRLF 都算行尾，CRLF 可能被拆在两次读取之间。 */
-export class LineSplitter {
-    private rest = '';        // 还没遇到行尾的半行：只往后拼接、从不重新扫描，所以一行分成很多块到达也是线性的
-    private skipLF = false;   // 上一块以 \r 结尾：这一块开头的 \n 和它是同一个行尾
-
-    push(text: string): string[] {
-        if (text === '') return [];   // 空块（只有半个多字节字符时也会这样）不能清掉 skipLF
-        if (this.skipLF && text.startsWith('\n')) text = text.slice(1);
-        this.skipLF = text.endsWith('\r');
-        const lines = text.split(/\r\n|\r|\n/);
-        lines[0] = this.rest + lines[0];
-        this.rest = lines.pop()!;
-        return lines;
-    }
-}
-
-/** 正在收的一个事件的字段。 */
-class EventFields {
-    private data: string[] = [];
-    private event = '';
-    private error: string | undefined;   // 旧版 llama.cpp 的非标准 `error:` 字段
-
-    /** 冒号开头是注释（保活用）；没有冒号时整行是字段名、值为空；冒号后的一个空格不算值。 */
-    add(line: string): void {
-        if (line.startsWith(':')) return;
-        trace('←', line);
-        const colon = line.indexOf(':');
-        const name = colon === -1 ? line : line.slice(0, colon);
-        const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '');
-        if (name === 'data') this.data.push(value);
-        else if (name === 'event') this.event = value;
-        else if (name === 'error') this.error = value;   // id、retry 等其他字段对聊天流没有意义
-    }
-
-    /** 连续的空行无事发生：没有字段就不派发。 */
-    dispatch(events: SseEvent[]): void {
-        if (!this.data.length && !this.event && this.error === undefined) return;
-        events.push({ event: this.event || 'message', data: this.data.join('\n'), error: this.error });
-        [this.data, this.event, this.error] = [[], '', undefined];
-    }
-}
-
-/** 处理一个事件；返回错误文本，或 null 表示继续。 */
-function addEvent(ev: SseEvent, acc: StreamAccumulator): string | null {
-    if (ev.error !== undefined) return errorMessage(tryParse(ev.error), ev.error);
-    if (ev.data === '' && ev.event !== 'error') return null;
-    const chunk = tryParse(ev.data);
-    if (chunk === null || typeof chunk !== 'object') return `服务器返回了无效的 JSON：${ev.data.slice(0, 80)}`;
-    acc.add(chunk);
-    if (ev.event === 'error' || chunk.error) return errorMessage(chunk, ev.data);   // 之后即使有 [DONE] 也算出错
-    if (acc.result.finishReason === 'error') return '服务器报告生成出错（finish_reason: error）';   // OpenRouter 的做法
-    return null;
+    // 断流：连接可能半路关掉而不报错。见到 finish_reason 才算说完（有的服务不发 [DONE]），否则这一轮算失败
+    if (!reply.finishReason) throw new Error('流在回复完成之前就结束了（没有见到 finish_reason）');
+    reply.toolCalls = [...calls.values()];   // 按第一次出现的顺序
+    return reply;
 }
 
 /**
- * 错误体里的消息：error.message（OpenAI 的格式）；不是这个格式时，error、message 里的字符串都要
- * （{"error":"SyntaxError","message":"…"} 只给 error 就丢了原因）；都没有就给原文（HTML、纯文本）。服务商的原话不换成笼统的说法；
- * 不是 OpenAI 格式的原文可能是一整个网页，空白压成一个空格、只留开头。
+ * Day 2：一个调用分成许多片到达：第一片带 index、id 和名字，后面的只带 index 和一小段参数。片按 index 归到各自的调用上
+ * （index 只当键、不当数组下标：有的服务第一个调用就是 index 1）。id 和名字取第一个非空值：通义千问的续片带着 "id": ""，
+ * 不能把真的 id 盖掉；vLLM 的第一片没有 arguments，Ollama 一片就是一整个调用，都走同一条路。参数原样追加（+=，不是覆盖）。
  */
-export function errorMessage(payload: any, raw = ''): string {
-    if (str(payload?.error?.message) && payload.error.message) return payload.error.message;
-    const said = [payload?.error, payload?.message].filter((m) => str(m) && m);
-    const text = said.length ? [...new Set(said)].join('：') : raw.replace(/\s+/g, ' ').trim();
-    return text.length > ERROR_CHARS ? `${text.slice(0, ERROR_CHARS)}…` : text;
+function addToolPiece(calls: Map<number, ToolCall>, piece: any): void {
+    let call = calls.get(piece.index);
+    if (!call) calls.set(piece.index, call = { id: '', name: '', arguments: '' });
+    call.id ||= piece.id ?? '';
+    call.name ||= piece.function?.name ?? '';
+    call.arguments += piece.function?.arguments ?? '';
 }
 
-const ERROR_CHARS = 500;
-
-/** Day 7：没有 total_tokens 时用两者之和；给了就照用，不假设它等于两者之和。 */
-export function normalizeUsage(u: Json): Usage {
-    const prompt = Number(u.prompt_tokens) || 0;
-    const completion = Number(u.completion_tokens) || 0;
-    const total = Number.isFinite(u.total_tokens) ? Number(u.total_tokens) : prompt + completion;
-    return { prompt, completion, total };
+function parseChunk(data: string): any {
+    let chunk;
+    try {
+        chunk = JSON.parse(data);
+    } catch {
+        throw new Error(`服务器发来的不是 JSON：${data.slice(0, 80)}`);
+    }
+    // HTTP 200 已经发出之后，服务器只能在流里报错：{"error":{"message":…}}
+    if (chunk?.error) throw new Error(`服务器在流里报错：${providerMessage(data)}`);
+    return chunk ?? {};
 }
 
-export function tryParse(text: string): any {
-    try { return JSON.parse(text); } catch { return undefined; }
+/** 服务商自己的错误原话（比笼统的「出错了」有用）：OpenAI 格式取 error.message，别的格式（纯文本、网页）显示原文开头。 */
+export function providerMessage(raw: string): string {
+    try {
+        const message = JSON.parse(raw)?.error?.message;
+        if (typeof message === 'string' && message) return message;
+    } catch { /* 不是 JSON：显示原文 */ }
+    return raw.replace(/\s+/g, ' ').trim().slice(0, 300);
 }

@@ -1,16 +1,16 @@
-// Day 4：工具注册表。模型通过 function calling 请求工具，程序执行后把结果文本交回模型。
-import { authorize, policyFor } from './permissions.ts';
-import { redact, redactHead } from './redact.ts';
+// Day 2：工具、工具注册表、执行与确认。一个工具 = 名字、一句说明、参数的 JSON Schema 和 run：模型按名字请求，程序执行，结果文字交回模型。
+import { PERMISSIONS_FILE, policyFor } from './permissions.ts';   // Day 8：权限和脱敏都在 execTool 这一个入口上
+import { redact } from './redact.ts';
 
 export interface Tool {
     name: string;
     description: string;
-    parameters: Record<string, unknown>;   // JSON Schema，根为 {type:'object', properties:{…}}
-    // 本轮的取消信号：Esc / Ctrl+C 时慢的工具（shell、抓网页、MCP 调用）据此停下，而不是在后台继续
-    run(args: Record<string, unknown>, signal?: AbortSignal): string | Promise<string>;
-    authorizes?: boolean;                  // Day 8：工具自己带着详细提示（命令、diff）调用 authorize
+    parameters: Record<string, unknown>;   // JSON Schema，根是 { type: 'object', properties: {…} }
+    run(args: Record<string, any>, signal: AbortSignal): string | Promise<string>;   // signal：Ctrl+C 时慢的工具（shell）据此停下
 }
 
+// Day 4：工具注册表。一个工具注册一次，就出现在请求的 tools 里、/help 里，模型调用时 execTool 也找得到它；
+// 注册的先后就是这两处的顺序
 const registry = new Map<string, Tool>();
 
 export function registerTool(tool: Tool): void {
@@ -22,80 +22,75 @@ export function listTools(): Tool[] {
     return [...registry.values()];
 }
 
-// Day 11：技能停用时撤下它带来的工具；启用技能时只有白名单里的工具可见，null = 全部可见
+// Day 11：技能。启用一个技能时只有它的白名单（加上它自带的工具）可见：请求里只发这些，execTool 执行前也再查一遍。null = 全部可见
+let visible: Set<string> | null = null;
+let visibleFor = '';   // 哪个技能：拒绝时说得出原因
+
+export function setVisibleTools(names: string[] | null, skill: string): void {
+    visible = names && new Set(names);
+    visibleFor = skill;
+}
+
+/** 停用技能时撤下它自带的工具。 */
 export function unregisterTool(name: string): void {
     registry.delete(name);
 }
 
-let allowedTools: Set<string> | null = null;
-let allowedFor = '';
-
-export function setVisibleTools(names: string[] | null, skill: string): void {
-    allowedTools = names && new Set(names);
-    allowedFor = skill;
-}
-
-function isAllowed(name: string): boolean {
-    return !allowedTools || allowedTools.has(name);
-}
-
-/** 一个工具在请求里的样子：这个格式只写在这里。 */
-export function openAITool(tool: Tool): object {
-    return { type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } };
-}
-
-/** 发给模型的 tools 数组；为空时调用方不要发 tools 字段。 */
+/** 请求里的 tools：一个工具在请求里长什么样只写在这里。 */
 export function toOpenAITools(): object[] {
-    return listTools().filter((t) => isAllowed(t.name)).map(openAITool);
+    const tools = listTools().filter((t) => !visible || visible.has(t.name));   // Day 11：启用技能时只发可见的
+    return tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
 }
 
-/** 执行工具，永不抛异常：所有问题都变成模型读得懂的结果文本。 */
-export async function execTool(name: string, argsJson: string, signal?: AbortSignal): Promise<string> {
+// 交给模型的一个工具结果最多这么多字符：一次很长的输出不该塞满模型的上下文
+const MAX_OUTPUT_CHARS = 2000;
+
+/** 执行一次调用，永不抛异常：未知工具、坏参数、工具自己出错，都变成一句结果交给模型，模型看到原因可以换个做法再试。 */
+export async function execTool(name: string, argsJson: string, signal: AbortSignal): Promise<string> {
     const tool = registry.get(name);
     if (!tool) return `未知工具：${name}`;
-    const args = parseArgs(argsJson);
-    if (typeof args === 'string') return redact(args);   // 不是 JSON 对象：说明文字交回模型
-    // Day 11：白名单在执行时也检查，模型照着旧的工具列表调用也会被拒绝
-    if (!isAllowed(name)) return `权限拒绝：技能 ${allowedFor} 启用期间不能使用工具 ${name}`;
-    // Day 8：先过权限。脱敏的分工：execTool 给工具结果脱敏；truncateOutput 和 read 分页会截断，所以先脱敏（半截密钥认不出来）；
-    // 追踪在 trace 里脱敏，第 10 天起系统提示在 Chat.requestOnce 里；确认提示不脱敏（authorize 只补一行说出其中的密钥）；撤销记录不存带密钥的旧内容（undo）
-    const denied = `权限拒绝：不允许使用工具 ${name}`;
-    if (policyFor(name) === 'deny') return denied;
-    if (!tool.authorizes && !(await authorize(name))) return denied;
+    // Day 11：白名单在执行时再查一遍：请求里没有它，模型也可能照着历史里的名字调用。不执行，也不问你
+    if (visible && !visible.has(name)) return `权限拒绝：技能 ${visibleFor} 启用期间不能使用工具 ${name}`;
+    const policy = policyFor(name);   // Day 8：deny 的工具不执行，也不问你
+    if (policy === 'deny') return `权限拒绝：${PERMISSIONS_FILE} 不允许使用工具 ${name}`;
+    let args;
     try {
-        return redact(await tool.run(args, signal));
-    } catch (e) {
-        return redact(`工具执行失败：${(e as Error).message}`);
+        args = JSON.parse(argsJson || '{}');
+    } catch {
+        return `参数不是有效的 JSON：${argsJson.slice(0, 200)}`;
     }
+    let output: string;
+    allowing = policy === 'allow';   // Day 8：allow 的工具，这次执行里的 confirm() 直接同意
+    try {
+        output = await tool.run(args ?? {}, signal);
+    } catch (e) {
+        output = `工具执行失败：${(e as Error).message}`;
+    }
+    allowing = false;
+    // Day 8：交给模型之前去掉你的密钥。先脱敏再截断：切在密钥中间的半截就认不出来了
+    output = redact(output);
+    return output.length <= MAX_OUTPUT_CHARS ? output : `${output.slice(0, MAX_OUTPUT_CHARS)}\n…（已截断，共 ${output.length} 个字符）`;
 }
 
-/** 取字符串参数；缺失时抛出「缺少参数」，由 execTool 转成结果文本。 */
+/** 取一个非空的字符串参数；缺了就抛出「缺少参数」，由 execTool 变成结果文字。 */
 export function stringArg(args: Record<string, unknown>, name: string): string {
-    const v = args[name];
-    if (typeof v !== 'string' || v === '') throw new Error(`缺少参数：${name}`);
-    return v;
+    const value = args[name];
+    if (typeof value !== 'string' || value === '') throw new Error(`缺少参数：${name}`);
+    return value;
 }
 
-// —— 加固：参数解析与输出截断 ——
+// Day 3：执行前确认。工具不自己读键盘，只问 confirm() 要一个是或否；前端用 setConfirmFn 换成真正的提问。
+// 默认是拒绝：忘了接确认的前端（测试、以后别的前端）得到的是「什么都不执行」，而不是悄悄执行，或者卡住等输入
+let confirmFn: (question: string) => Promise<boolean> = async () => false;
 
-/** 参数必须是 JSON 对象（空字符串当 {}）；不是时返回给模型看的说明文本。 */
-function parseArgs(argsJson: string): Record<string, unknown> | string {
-    let args: unknown;
-    try {
-        args = JSON.parse(argsJson.trim() === '' ? '{}' : argsJson);
-    } catch (e) {
-        return `参数不是有效的 JSON：${(e as Error).message}`;
-    }
-    if (!args || typeof args !== 'object' || Array.isArray(args)) return '参数不是有效的 JSON：必须是一个对象';
-    return args as Record<string, unknown>;
+export function setConfirmFn(fn: (question: string) => Promise<boolean>): void {
+    confirmFn = fn;
 }
 
-export const MAX_OUTPUT_CHARS = 2000;
+// Day 8：正在执行一个 allow 的工具。工具一个接一个执行（第 2 天），所以一个变量就够
+let allowing = false;
 
-/** 唯一的截断函数：给模型看的文本要截断都用它，截断的标记只写在这里。 */
-export function truncateOutput(text: string, max = MAX_OUTPUT_CHARS): string {
-    // Day 8：先脱敏再截断（脱敏的分工写在 execTool 里）
-    const { head, rest } = redactHead(text, max);
-    const total = head.length + rest;
-    return total <= max ? head : `${head.slice(0, max)}\n…(已截断，共 ${total} 个字符)`;
+export function confirm(question: string): Promise<boolean> {
+    if (allowing) return Promise.resolve(true);   // Day 8：权限表放行了它，不问
+    return confirmFn(question);
 }

@@ -1,180 +1,110 @@
-// —— 加固：文件夹信任 ——
-// Day 8：文件夹信任。克隆来的仓库可以自带 .geekagent/ 配置，把根目录设到文件夹之外、放行 run_shell，
-// 之后的阶段还能让它一启动就运行 MCP 服务器。这样的设置第一次出现时先问一次；回答按文件夹的真实路径
-// 记在用户主目录里。记下的是这些设置的指纹（trust-key.ts）：它们一变（多了一台服务器、换了命令、改了一个值），就再问一次。
-// 文件夹的 .env 也是它自己的配置：替环境里的密钥选的模型地址、要交给 Agent 启动的程序的变量，同样列在问题里。
-// 问题里的值都是原样：要运行的、要连的、要交给程序的，答 y 之前都看得见（控制字符转义）；只有你自己的密钥换成 ‹名字›。
+// Day 8：文件夹信任。克隆来的仓库可以自带 .geekagent/GeekAgent.json（放行 run_shell、把根目录设到外面）和 .env
+// （NODE_OPTIONS=--require ./.hooks/h.cjs：之后你答 y 的每个 node 命令都先执行它）。这样的设置出现时，启动先问一次，
+// 逐条列出它们的原值；答 y 之前一样都不生效。回答按文件夹的真实路径记在 ~/.geekagent/trusted-folders.json 里，
+// 记的是这些设置的 HMAC：设置一变（一个值改了一个字），记录对不上，就再问一次。
+import { createHmac, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Color } from './color.ts';
-import { dotEnvNeeds } from './config.ts';
-import { EOF, isYes, type InputQueue } from './input.ts';
-import { isObject, type Json } from './json.ts';
+import { parseEnv } from 'node:util';
+import { visible } from './color.ts';
+import { here } from './permissions.ts';
 import { nameOwnSecrets } from './redact.ts';
-import { whatRuns } from './runs-programs.ts';
 import { loadJson, writeJsonAtomic } from './storage.ts';
-import { fingerprintOf } from './trust-key.ts';
 
-export const TRUST_FILE = path.join(os.homedir(), '.geekagent', 'trusted-folders.json');
-
-interface TrustRecord {
-    trusted: boolean;       // 最近记下的回答：答了 y，或在终端里明确答了 n
-    fingerprint: string;    // 那次问的时候列出的那些设置的指纹（fingerprintOf）
-    trustedBefore?: string[];   // 答过 y 的指纹（新的在后）：设置改回以前信任过的样子，不再问
-}
-
-/** 问信任问题要用的前端部分（两个前端都满足）和输入队列：管道里先看下一行是不是回答，再决定交不交给 confirm。 */
-export interface TrustUi {
-    confirm(question: string): Promise<boolean>;
-    print(color: Color, text: string): void;
-}
-
-/** 当前文件夹的真实路径：同一个文件夹经不同的符号链接进来，也只问一次。 */
-export function currentFolder(): string {
-    return fs.realpathSync(process.cwd());
-}
+const HOME = path.join(os.homedir(), '.geekagent');
+const RECORD_FILE = path.join(HOME, 'trusted-folders.json');
+const KEY_FILE = path.join(HOME, 'trust-key');
 
 /**
- * 信任问题里显示来自配置的字符串：普通的词原样显示；带空格、引号或控制字符的显示成 JSON 字符串，
- * 控制字符成了 \u001b 这样的可见转义，配置里藏的终端控制序列改不了问题的样子。‹ › 也转义：
- * 问题里的 ‹名字› 只能是换掉的你自己的密钥（nameOwnSecrets），配置里写一个假的冒充不了。
+ * needs：权限表里要信任才生效的设置（permissions.ts 的 relaxations）。.env 里要交给程序的变量在这里补上。
+ * 都没有就不问。记录里这个文件夹的 HMAC 和这次的设置对得上，也不问。答 y：记下，把 .env 的变量交给之后启动的程序。
  */
-export function quote(text: string): string {
-    if (/^[\p{L}\p{N}_@%+=:,./~*-]+$/u.test(text)) return text;
-    return JSON.stringify(text).replace(/[\u007f-\u009f\u2039\u203a]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
-
-/**
- * needs：项目配置（.geekagent/）里要信任才生效的设置，每项一行；.env 里要信任的设置在这里补上（都没有就直接算信任）。
- * 记录里有这个文件夹、指纹也相同时不再问，直接用上次记下的回答；指纹以前答过 y 的，也直接算信任。
- * 记录文件坏了：原样保留、不覆盖，当作没有记录——照样问，但这次的回答记不住（说明原因）。
- */
-export async function trustFolder(needs: string[], ui: TrustUi, queue: InputQueue): Promise<boolean> {
-    const fromEnv = dotEnvLines();
-    if (needs.length === 0 && fromEnv.length === 0) return true;
-    const folder = currentFolder();
-    const { records, fingerprint, problem } = loadRecords([...fromEnv, ...needs]);
-    const known = records?.[folder];
-    // 旧格式（没有 trustedBefore）记下的「不信任」可能来自管道里随便的一行：不算数，再问一次
-    const remembered = isTrustRecord(known) && known.fingerprint === fingerprint && (known.trusted || Array.isArray(known.trustedBefore));
-    if (remembered) return rememberedAnswer(known.trusted, ui);
-    if (isTrustRecord(known) && trustedFingerprints(known).includes(fingerprint)) return true;
-    if (problem) ui.print('error', problem);
-
-    // 每项一行，说明（whatRuns）缩进在它下面；最后一行是问题本身：全屏界面把它放在 [y/N] 那一行
-    const item = (line: string) => `  - ${line.replaceAll('\n', '\n    ')}`;
-    const question = [
-        ...(needs.length ? ['这个文件夹自己的配置（.geekagent/）要：', ...needs.map(item)] : []),
-        ...(fromEnv.length ? ['这个文件夹的 .env 要：', ...fromEnv.map(item)] : []),
-        '这些设置以你的用户权限生效：只信任你自己写的或检查过的配置。',
-        `信任文件夹 ${quote(folder)} 吗？`,
-    ].join('\n');
-    // 问题只经前端显示在终端上（confirm、print 都写 stdout），不进追踪、对话存档，也不交给模型：所以可以显示原值
-    const answer = await askTrust(nameOwnSecrets(question), ui, queue);
-    if (answer.note) ui.print('system', answer.note);
-    if (records && answer.remember) {
-        try {
-            const trustedBefore = trustedFingerprints(known).filter((f) => f !== fingerprint);
-            if (answer.trusted) trustedBefore.push(fingerprint);
-            const record: TrustRecord = { trusted: answer.trusted, fingerprint, trustedBefore: trustedBefore.slice(-MAX_REMEMBERED) };
-            writeJsonAtomic(TRUST_FILE, { ...records, [folder]: record });
-        } catch (e) {
-            ui.print('error', `记不住这次的回答：${(e as Error).message}`);
-        }
-    }
-    return answer.trusted;
-}
-
-// 一个文件夹最多记这么多个信任过的指纹（来回切换几套设置够用，记录文件也不会越长越大）
-const MAX_REMEMBERED = 20;
-
-/**
- * 读记录、算指纹。指纹算的是问题里的那几行：原值只做了可逆的转义（quote），还没把你的密钥换成 ‹名字›，所以任何一个值变了指纹都变。
- * 记录文件坏了、密钥用不了（trust-key.ts）：records 是 null，problem 说明原因——照样问，只是这次的回答记不住；坏了的文件原样保留。
- */
-function loadRecords(settings: string[]): { records: Json | null; fingerprint: string; problem: string } {
-    const unremembered = '这次的回答不会被记住';
-    let fingerprint: string;
+export async function trustFolder(
+    needs: string[],
+    confirm: (question: string) => Promise<boolean>,
+    warn: (text: string) => void,
+): Promise<boolean> {
+    const vars = dotEnvVars();
+    const settings = [...needs, ...vars.map(([name, value]) => `${name}=${value}`)];   // 原值：HMAC 算的是它们
+    if (settings.length === 0) return true;
+    const folder = here();
+    let records: Record<string, string> | null = null;
+    let mark = '';
     try {
-        fingerprint = fingerprintOf(settings);
+        records = readRecords();
+        mark = createHmac('sha256', trustKey()).update(settings.join('\n')).digest('hex');
     } catch (e) {
-        return { records: null, fingerprint: '', problem: `${(e as Error).message}；${unremembered}` };
+        warn(`${(e as Error).message}\n（照样问你，只是这次的回答记不住）`);
     }
-    const loaded = loadJson(TRUST_FILE);
-    if (loaded.state === 'missing') return { records: {}, fingerprint, problem: '' };
-    if (loaded.state === 'ok' && isObject(loaded.data)) return { records: loaded.data, fingerprint, problem: '' };
-    const detail = loaded.state === 'error' ? `\n${loaded.message}` : '';   // 不是 JSON 时说清坏在哪一行哪一列
-    return { records: null, fingerprint, problem: `信任记录 ${TRUST_FILE} 已损坏，原样保留；${unremembered}${detail}` };
-}
-
-// .env 里要信任才生效的设置（config.ts 记下的），每项一行；会让程序运行别的代码的变量，下面多一行说它做什么
-function dotEnvLines(): string[] {
-    const { address, vars } = dotEnvNeeds();
-    const lines = address ? [`模型地址设为 ${quote(address)}（密钥会发到那里）`] : [];
-    for (const [name, value] of vars) lines.push(trustItem(`环境变量 ${quoteEnv(name, value)} 交给 Agent 启动的每个程序（命令、MCP 服务器……）`, [name]));
-    return lines;
-}
-
-/** 信任问题里的一项：一行设置；它交给程序的变量（envNames）里会让程序运行别的代码的，下面各多一行说它做什么（whatRuns）。 */
-export function trustItem(line: string, envNames: string[]): string {
-    return [line, ...whatRuns(envNames)].join('\n');
+    const known = records !== null && mark !== '' && records[folder] === mark;
+    if (!known && !(await confirm(question(folder, needs, vars)))) return false;
+    try {
+        if (!known && records && mark) writeJsonAtomic(RECORD_FILE, { ...records, [folder]: mark });
+    } catch (e) {
+        warn(`记不住这次的回答（下次启动还会问）：${(e as Error).message}`);
+    }
+    for (const [name, value] of vars) process.env[name] = value;   // 答了 y（或者以前答过）：交给 Agent 启动的程序
+    return true;
 }
 
 /**
- * 信任问题里交给程序的一个环境变量（.env 的、Day 15 mcp.json 的）：名字=值，值原样显示。不因为值像密钥、名字带 KEY 就藏起来：
- * NODE_OPTIONS 里夹一段 sk-… 就整个藏起来的话，看不见的正是要运行的 --require。
+ * 信任问题。值原样显示：控制字符转义（藏着的 \r、颜色序列改不了问题的样子），‹ › 也转义（问题里的 ‹名字› 只能是换掉的
+ * 你自己的密钥，文件里写一个冒充不了），只有等于你自己的密钥的那一段换成 ‹名字›。会让程序运行别的代码的变量，下面多一行。
  */
-export function quoteEnv(name: string, value: string): string {
-    return quote(`${name}=${value}`);
+function question(folder: string, needs: string[], vars: [string, string][]): string {
+    const shown = (text: string) => nameOwnSecrets(visible(text).replace(/[‹›]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`));
+    const lines = ['这个文件夹自己的配置要（答 y 之前一样都不生效）：', ...needs.map((need) => `  - ${shown(need)}`)];
+    for (const [name, value] of vars) {
+        lines.push(`  - 把 .env 里的 ${shown(`${name}=${value}`)} 交给 Agent 启动的每个程序（命令……）`);
+        const what = RUNS.find(([pattern]) => pattern.test(name))?.[1];
+        if (what) lines.push(`    ${name} 会让程序运行别的代码：${what}`);
+    }
+    return [...lines, '这些设置以你的用户权限生效：只信任你自己写的或检查过的配置。', `信任文件夹 ${visible(folder)} 吗？`].join('\n');
 }
 
-function trustedFingerprints(record: unknown): string[] {
-    if (!isTrustRecord(record)) return [];
-    const before = Array.isArray(record.trustedBefore) ? record.trustedBefore.filter((f) => typeof f === 'string') : [];
-    return record.trusted && !before.includes(record.fingerprint) ? [...before, record.fingerprint] : before;   // 旧记录只有这一个
+// 会让程序运行别的代码的变量：按名字认。列的是常见的几类，认不全；不在表里的变量照样列在问题里，只是没有这一行说明
+export const RUNS: [RegExp, string][] = [
+    [/^NODE_OPTIONS$/, 'node 每次启动都带上这些选项，--require、--import 会先执行指定的文件'],
+    [/^(BASH_ENV|ENV)$/, 'bash / sh 运行脚本之前先执行它指向的文件'],
+    [/^(LD|DYLD)_/, '程序启动时先加载它指定的库'],
+    [/^GIT_/, 'git 按它读配置、运行命令（GIT_CONFIG_KEY_0 设成 core.fsmonitor，每个 git status 都运行 GIT_CONFIG_VALUE_0 写的命令）'],
+    [/^(PYTHON|PERL5|RUBY)/, 'python / perl / ruby 启动时按它加载代码'],
+    [/^(EDITOR|VISUAL|PAGER|SHELL|PATH)$|_COMMAND$/, '程序要打开编辑器、分页器、shell 或找命令时运行它指向的程序'],
+];
+
+/** .env 里要交给程序的变量：GEEKAGENT_* 不用问（第 1 天起就交给程序），OPENAI_* 从不交给程序，真实环境里已经有的用真实的。 */
+function dotEnvVars(): [string, string][] {
+    let file: NodeJS.Dict<string> = {};
+    try {
+        file = parseEnv(fs.readFileSync('.env', 'utf8'));
+    } catch { /* 没有 .env，或者读不了（config.ts 已经说过） */ }
+    return Object.entries(file).filter((entry): entry is [string, string] => {
+        const [name, value] = entry;
+        return value !== undefined && !/^(GEEKAGENT|OPENAI)_/.test(name) && process.env[name] === undefined;
+    });
 }
 
-// 用上次记下的回答：不信任时说一声，怎么重新问
-function rememberedAnswer(trusted: boolean, ui: TrustUi): boolean {
-    if (!trusted) ui.print('system', `（上次在终端里答了 n，已记下；删掉 ${TRUST_FILE} 里这个文件夹的那一项，下次启动会重新询问）`);
-    return trusted;
+// 记录文件：文件夹的真实路径 → HMAC。读不出来时不当成空的（那样一保存就覆盖了），抛出，说清坏在哪
+function readRecords(): Record<string, string> {
+    const loaded = loadJson(RECORD_FILE);
+    if (loaded.state === 'missing') return {};
+    if (loaded.state === 'ok' && loaded.data && typeof loaded.data === 'object') return loaded.data as Record<string, string>;
+    throw new Error(`信任记录 ${RECORD_FILE} 读不出来，原样保留：${loaded.state === 'error' ? loaded.message : '不是一个对象'}`);
 }
 
 /**
- * 读回答。只有 y / yes 算信任；不信任只在终端里明确答了 n / no 时才记下——管道里的 n、输入结束、Ctrl+C、空回车、
- * 别的字都只管这一次，下次启动还会再问：一个脚本喂进来的无关行不该永久关掉这个文件夹的配置。
- * 管道里的下一行不是 y / yes / n / no 时不当作回答、也不取走，留给之后当普通输入（比如第一行就是要问模型的话）；
- * 终端里提问之后打的一行是冲着问题来的，照常取走。
+ * HMAC 的密钥：每个用户一串随机字节，第一次用时生成，只有自己能读写（0600）。为什么不记普通的 sha256：.env 里常有
+ * DB_PASSWORD=hunter2，拿到记录的人把常见的密码一个个代进去算、对一对，就知道了密码；没有这串字节，HMAC 算不出来。
  */
-async function askTrust(question: string, ui: TrustUi, queue: InputQueue): Promise<{ trusted: boolean; remember: boolean; note: string }> {
-    const terminal = Boolean(process.stdin.isTTY);
-    const again = '这次按不信任运行，不记下；下次启动还会再问';
-    if (!terminal) {
-        // 先显示问题再等下一行：stdin 是管道时也可能是人在打字（编辑器、IDE 的控制台），不能让他对着没有问题的屏幕干等。
-        // 问题显示全文：管道里没法回答 d 分页
-        ui.print('tool', `${question}\n[y/N]`);
-        const next = await queue.peek();
-        if (next === EOF || !ANSWER.test(next)) {
-            const line = next === EOF ? '' : next.trim();
-            const shown = quote(line.length > 40 ? `${line.slice(0, 40)}…` : line);   // 管道里的一行可能很长，说清是哪一行就够了
-            const why = next === EOF ? '输入已经结束' : `下一行 ${shown} 不是 y 或 n，留作普通输入`;
-            return { trusted: false, remember: false, note: `（没有回答：${why}。${again}；管道输入时把 y 或 n 放在第一行）` };
-        }
-        await queue.next();   // 是回答：取走，像确认提示那样回显
-        ui.print('system', next.trim());
-        if (isYes(next)) return { trusted: true, remember: true, note: '' };
-        return { trusted: false, remember: false, note: `（管道里的 n 只管这一次：${again}。只有在终端里答的 n 才记下）` };
+function trustKey(): Buffer {
+    try {
+        fs.mkdirSync(HOME, { recursive: true, mode: 0o700 });
+        fs.writeFileSync(KEY_FILE, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });   // wx：已经有了就不动它
+    } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     }
-    if (await ui.confirm(question)) return { trusted: true, remember: true, note: '' };
-    const said = queue.last === EOF || queue.last === undefined ? '' : queue.last.trim();
-    if (/^(n|no)$/i.test(said)) return { trusted: false, remember: true, note: `（已记下：不信任。删掉 ${TRUST_FILE} 里它的那一项，下次启动会重新询问）` };
-    return { trusted: false, remember: false, note: `（没有明确答 n：${again}；答 n 才记住不信任）` };
-}
-
-// 算作回答的一行：y / yes / n / no（不分大小写）
-const ANSWER = /^\s*(y|yes|n|no)\s*$/i;
-
-function isTrustRecord(value: unknown): value is TrustRecord {
-    return isObject(value) && typeof value.trusted === 'boolean' && typeof value.fingerprint === 'string';
+    const key = Buffer.from(fs.readFileSync(KEY_FILE, 'utf8').trim(), 'hex');
+    if (key.length !== 32) throw new Error(`信任记录的密钥 ${KEY_FILE} 坏了：删掉它，Agent 会新建一个（每个文件夹都会再问一次）`);
+    return key;
 }

@@ -1,62 +1,40 @@
-// Day 8：撤销。每次确认过的 write / patch 先把旧内容（或「原来不存在」= null）存进 undo.json，
-// /undo 恢复它；记录在磁盘上，重启后也能撤销。只保留最近一次。
+// Day 8：撤销。write / patch 真正写入之前，把旧内容（原来没有这个文件就记 null）存进 .geekagent/undo.json，
+// /undo 把它写回去（null 就删掉文件）。记录在磁盘上，重启之后也能撤销；只记最近一次。
 import fs from 'node:fs';
 import path from 'node:path';
 import { permissionRoot, safePath } from './permissions.ts';
 import { redact } from './redact.ts';
-import type { Present } from './storage.ts';
-import { loadOwnJson, writeOwnJson } from './written.ts';
+import { loadJson, writeJsonAtomic } from './storage.ts';
 
 export const UNDO_FILE = '.geekagent/undo.json';
 
-export function backup(absPath: string, old: string | null): void {
-    const rel = path.relative(permissionRoot(), absPath).split(path.sep).join('/');
-    writeOwnJson(UNDO_FILE, recordWithoutSecrets(rel, old));   // Day 8：只认、只覆盖自己写的（written.ts）
+interface UndoRecord {
+    path: string;               // 相对根目录
+    content?: string | null;    // 旧内容；null：写入之前没有这个文件
+    withheld?: boolean;         // 旧内容里有你的密钥，没有存
+}
+
+/** 写入之前调用：abs 是要写的文件，old 是它现在的内容（不存在就是 null）。 */
+export function backup(abs: string, old: string | null): void {
+    const rel = path.relative(permissionRoot(), abs);
+    // 旧内容里有你的密钥（比如被覆盖的 .env）就不存：密钥不该从一个文件漏进另一个文件。存脱敏后的也没用——恢复出来的是
+    // [REDACTED:…]，反而毁了原文件。这次写入因此不能撤销，/undo 会说明
+    const record: UndoRecord = old !== null && redact(old) !== old ? { path: rel, withheld: true } : { path: rel, content: old };
+    writeJsonAtomic(UNDO_FILE, record);
 }
 
 export function undo(): string {
-    const loaded = loadOwnJson(UNDO_FILE);
+    const loaded = loadJson(UNDO_FILE);
     if (loaded.state === 'missing') return '没有可以撤销的写入';
-    const record = checkedRecord(loaded);
-    const file = safePath(record.path);   // 记录被改成越界路径也写不出去
+    if (loaded.state === 'error') throw new Error(loaded.message);
+    const record = loaded.data as UndoRecord;
+    if (typeof record?.path !== 'string' || (!record.withheld && record.content !== null && typeof record.content !== 'string')) {
+        throw new Error(`${UNDO_FILE} 不是撤销记录：删掉它即可`);
+    }
+    if (record.withheld) throw new Error(`${record.path} 写入前的内容里有密钥，没有存进撤销记录，这次写入不能撤销（请用版本控制恢复）`);
+    const file = safePath(record.path);   // 记录被改成根目录之外的路径，也写不出去
     if (record.content === null) fs.rmSync(file, { force: true });
-    else {
-        fs.mkdirSync(path.dirname(file), { recursive: true });
-        fs.writeFileSync(file, record.content, 'utf8');
-    }
-    fs.rmSync(UNDO_FILE);   // 恢复成功之后才删除记录：失败时还能再试
+    else fs.writeFileSync(file, record.content!);
+    fs.rmSync(UNDO_FILE);   // 恢复成功之后才删记录：失败了还能再试
     return `已撤销对 ${record.path} 的最近一次写入`;
-}
-
-// —— 加固：撤销记录读不出来或被改坏、旧内容里有密钥 ——
-
-interface UndoRecord {
-    path: string;               // 相对根目录
-    content: string | null;     // null：写入之前这个文件不存在
-}
-
-// 旧内容里有密钥时的记录：只记路径，不存内容
-interface WithheldRecord {
-    path: string;
-    withheld: 'secret';
-}
-
-/**
- * 旧内容里有认得出的密钥（比如被覆盖的 .env）：不把它明文存进 undo.json，这次写入也就不能撤销，/undo 会说明。
- * 存脱敏后的内容没有用：恢复出来的是 [REDACTED:…]，反而毁了原文件。
- */
-function recordWithoutSecrets(rel: string, old: string | null): UndoRecord | WithheldRecord {
-    return old !== null && redact(old) !== old ? { path: rel, withheld: 'secret' } : { path: rel, content: old };
-}
-
-function checkedRecord(loaded: Present): UndoRecord {
-    if (loaded.state === 'error') throw new Error(`读取撤销记录失败：${loaded.message}`);
-    const record = loaded.data as Partial<Record<keyof UndoRecord | keyof WithheldRecord, unknown>> | null;
-    if (record?.withheld === 'secret' && typeof record.path === 'string') {
-        throw new Error(`${record.path} 写入前的内容里有密钥，没有存进撤销记录，这次写入不能撤销（请用版本控制或自己的备份恢复）`);
-    }
-    if (!record || typeof record.path !== 'string' || (record.content !== null && typeof record.content !== 'string')) {
-        throw new Error('撤销记录格式无效');
-    }
-    return record as UndoRecord;
 }

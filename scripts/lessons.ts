@@ -8,10 +8,10 @@ import path from 'node:path';
  * 每课的行数上限，只降不升：起点是换课之前各阶段的总行数，换进一课的那个提交把它的上限降到新课的行数。
  * 最终的目标（issue 31）：day01 320、day04 950、day08 2250、day11 2700、day15 3550。
  */
-export const LESSON_CAPS: Record<string, number> = { day01: 318, day04: 807, day08: 1987, day11: 2488, day15: 7176 };
+export const LESSON_CAPS: Record<string, number> = { day01: 318, day04: 807, day08: 1987, day11: 2488, day15: 3218 };
 
 /** 已经换成课的阶段：下面这几条只管它们。换进一课的那个提交把它加进来。 */
-export const SWAPPED = new Set<string>(['day01', 'day04', 'day08', 'day11']);
+export const SWAPPED = new Set<string>(['day01', 'day04', 'day08', 'day11', 'day15']);
 
 export const LINE_MAX = 140;            // 一行最多这么多个字符
 export const CLASS_MAX = 120;           // 一个 class 最多这么多行

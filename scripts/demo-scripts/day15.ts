@@ -4,7 +4,6 @@
 //   第 14 天：rag_add 收录一个本地文件（先确认），rag_search 检索它；
 //   第 15 天：即原教程第 15 天「先看效果」的那一段：/mcp 列出演示服务器的两个工具，
 //   模型先后调用 mcp_demo_word_count 和 mcp_demo_dice，每次执行前确认，最后用工具结果作答。
-// 最后附上 .geekagent/trace.log 里和 demo 服务器收发的 JSON-RPC 行（握手的那几行）。
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -27,7 +26,8 @@ const script: DemoScript = {
         // 第 13 天：之前的对话里记下的两条长期记忆
         const memories = ['项目的测试命令是 npm test', '用户喜欢简短的中文回答'];
         fs.writeFileSync(path.join(cwd, '.geekagent', 'memory.json'), JSON.stringify(memories, null, 2));
-        // 是这个用户的 Agent 写的：主目录的写入记录里有它的摘要（算法同 written.ts），否则 Agent 当它是随仓库克隆来的、不用它
+        // 加固版（npm run demo -- hardened 也用这个脚本）只用这个用户的 Agent 写的状态文件：主目录的写入记录里记下它的摘要（算法同
+        // hardened/written.ts）；课不看这个记录
         const digest = createHash('sha256').update(JSON.stringify(memories)).digest('hex');
         fs.mkdirSync(path.join(home, '.geekagent'));
         fs.writeFileSync(path.join(home, '.geekagent', 'written.json'), JSON.stringify({ [path.join(cwd, '.geekagent', 'memory.json')]: digest }));
@@ -37,8 +37,6 @@ const script: DemoScript = {
     },
     input: [
         'y',   // 启动时的文件夹信任问题：mcp.json 要启动一个服务器，它以你的用户权限运行
-        // 第一轮必须是对话而不是命令：它先等 MCP 服务器连上，服务器 stderr 的那一行（[mcp:demo] …）因此总落在同一个位置，
-        // 后面的 /mcp 输出也紧跟在 You › /mcp 之后（test/repo/demo.test.ts 检查这一段）
         '项目里还有哪些 TODO？顺便读一下 file:///etc/hostname',
         '测试命令是什么？',
         '把 notes.md 收进知识库，再查一下发布前要做什么', 'y',
@@ -66,8 +64,5 @@ const script: DemoScript = {
             }
         }
     },
-    // 握手的那几行：启动，和 demo 服务器收发的 JSON-RPC 原文。服务器的 stderr 行不放：它走另一根管道，
-    // 和 stdout 上的回答谁先到不一定，放进来记录就不是每次都一样
-    trace: { channels: 'mcp', show: /mcp demo (→|←|· 启动)/, max: 10 },
 };
 export default script;

@@ -55,14 +55,14 @@ const MISTAKES: Mistake[] = [
     { what: '白名单只用来过滤请求里的工具，执行时不再查', day: 11, from: 'day11', file: 'tools.ts', find: 'if (visible && !visible.has(name)) return', replace: 'if (false) return', check: '执行时也被拒绝', because: /build\/ 被删了/ },
     { what: '/use 之后技能说明没进系统提示', day: 11, from: 'day11', file: 'instructions.ts', find: 'if (parts.skill) sections.push', replace: 'if (false) sections.push', check: '技能说明进了系统提示', because: /之后的 system 消息/ },
     { what: '启用技能后请求里还是全部工具', day: 11, from: 'day11', file: 'tools.ts', find: 'listTools().filter((t) => !visible || visible.has(t.name))', replace: 'listTools()', check: '只带白名单', because: /请求里的工具：.*run_shell/ },
-    { what: 'search 没跳过 node_modules 和点目录', day: 12, from: 'day15', file: 'search.ts', find: "if (ent.name.startsWith('.') || ent.name === 'node_modules') continue;", replace: '', check: '跳过 node_modules', because: /node_modules\/lib\/index\.js:1/ },
-    { what: 'fetch 把 HTML 原样交给模型', day: 12, from: 'day15', file: 'web.ts', find: 'text: isHtml ? htmlToText(body) : body', replace: 'text: body', check: 'HTML 变成纯文字', because: /<p>正文/ },
-    { what: 'fetch 不问就联网', day: 12, from: 'day15', file: 'lookup.ts', find: "if (!(await authorize('fetch', `\\n即将抓取", replace: "if (false && !(await authorize('fetch', `\\n即将抓取", check: 'fetch 先问你', because: /网页服务收到 1 个请求/ },
-    { what: '忘了每轮开始前召回', day: 13, from: 'day15', file: 'index.ts', find: 'recall = recallMemory(text);', replace: "recall = '';", check: '每轮自动召回', because: /user：测试命令是什么/ },
-    { what: '打分不乘 idf（只数命中）', day: 13, from: 'day15', file: 'bm25.ts', find: 'scores[i] += times * idf * tf', replace: 'scores[i] += times * tf', check: 'BM25 排序', because: /1\. .*alpha beta 第 1 条/ },
-    { what: '整篇文档当一块，不切块', day: 14, from: 'day15', file: 'rag.ts', find: 'const chunks = chunkText(text, CHUNK);', replace: 'const chunks = [{ start: 0, text }];', check: '只取回相关', because: /个字符 \/ 1 块/ },
-    { what: '知识库只在内存里，没写盘', day: 14, from: 'day15', file: 'rag.ts', find: 'writeOwnJson(RAG_FILE, { docs: [...stored, doc] });', replace: '', check: '重启后还能检索', because: /知识库还是空的/ },
-    { what: 'rag_add 不问就收录', day: 14, from: 'day15', file: 'rag.ts', find: "if (!(await authorize('rag_add',", replace: "if (false && !(await authorize('rag_add',", check: 'rag_add 先问你', because: /rag_add：已加入知识库/ },
+    { what: 'search 没跳过 node_modules 和点目录', day: 12, from: 'day15', file: 'search.ts', find: "if (e.name.startsWith('.') || e.name === 'node_modules') continue;", replace: '', check: '跳过 node_modules', because: /node_modules\/lib\/index\.js:1/ },
+    { what: 'fetch 把 HTML 原样交给模型', day: 12, from: 'day15', file: 'web.ts', find: "return /html/i.test(res.headers.get('content-type') ?? '') ? htmlToText(body) : body.trim();", replace: 'return body;', check: 'HTML 变成纯文字', because: /<p>正文/ },
+    { what: 'fetch 不问就联网', day: 12, from: 'day15', file: 'web.ts', find: 'if (!(await confirm(`即将抓取', replace: 'if (false && !(await confirm(`即将抓取', check: 'fetch 先问你', because: /网页服务收到 1 个请求/ },
+    { what: '忘了每轮开始前召回', day: 13, from: 'day15', file: 'index.ts', find: 'recall = recallMemory(getMemories(), text);', replace: "recall = '';", check: '每轮自动召回', because: /user：测试命令是什么/ },
+    { what: '打分不乘 idf（只数命中）', day: 13, from: 'day15', file: 'bm25.ts', find: 'scores[i] += (idf * tf * (K1 + 1))', replace: 'scores[i] += (tf * (K1 + 1))', check: 'BM25 排序', because: /1\. .*alpha beta 第 1 条/ },
+    { what: '整篇文档当一块，不切块', day: 14, from: 'day15', file: 'rag.ts', find: 'chunks: chunkText(text, CHUNK, OVERLAP)', replace: 'chunks: [text]', check: '只取回相关', because: /个字符，1 块/ },
+    { what: '知识库只在内存里，没写盘', day: 14, from: 'day15', file: 'rag.ts', find: 'writeJsonAtomic(RAG_FILE, { docs: next });', replace: '', check: '重启后还能检索', because: /知识库还是空的/ },
+    { what: 'rag_add 不问就收录', day: 14, from: 'day15', file: 'rag.ts', find: 'if (!(await confirm(`即将收录到知识库', replace: 'if (false && !(await confirm(`即将收录到知识库', check: 'rag_add 先问你', because: /rag_add：已收录/ },
 ];
 
 // 复制一份再改：副本放在一个 type: module 的 package.json 下面（和仓库根目录一样），index.ts 的顶层 await 才能用

@@ -43,7 +43,7 @@ describe('npm run demo', () => {
         const { text, base } = await runDemo('day15');
         fs.rmSync(base, { recursive: true, force: true });
         assert.match(text, /You › \/mcp\ndemo（2 个工具）\n {2}mcp_demo_word_count\n {2}mcp_demo_dice\n/);
-        assert.equal(text.match(/即将调用 MCP 工具：/g)?.length, 2);
+        assert.equal(text.match(/即将调用 MCP 工具 mcp_demo_/g)?.length, 2);
         assert.match(text, /\[调用工具 mcp_demo_word_count → 字符数 22，词数 3\]/);
         const dice = /\[调用工具 mcp_demo_dice → 点数：([1-6])\]/.exec(text);
         assert.ok(dice, text);

@@ -90,12 +90,12 @@ describe('npm run diff', () => {
         assert.deepEqual(heads, [2, 3, 4]);
     });
 
-    test('day11 day15 --day 15：只有 MCP 客户端和演示服务器这几个新文件，从上往下读，线上的 JSON-RPC 在客户端之后', { skip: 'day11 已换成课、day15 还是旧阶段：下一个提交把 day15 换成课' }, () => {
+    test('day11 day15 --day 15：只有 MCP 客户端、接进 Agent 的一层和演示服务器这几个新文件，从接进 Agent 的一层往下读到连接，最后是线的另一端', () => {
         const { added } = filesIn(diffCli('day11', 'day15', '--day', '15'));
         const expected = pieces('day11', 'day15', () => true).filter((p) => p.status === 'new')
             .map((p) => p.file).filter((f) => isMcpFile(f) || f === 'demo-server.mjs');
         assert.deepEqual([...added].sort(), [...expected].sort());
-        assert.ok(added.indexOf('mcp-client.ts') < added.indexOf('jsonrpc.ts'), added.join(' '));
+        assert.ok(added.indexOf('mcp-setup.ts') < added.indexOf('mcp-client.ts'), added.join(' '));
         assert.equal(added.at(-1), 'demo-server.mjs');
     });
 
