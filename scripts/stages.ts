@@ -11,7 +11,7 @@ import {
     DAY_RULE, DIVIDER, type FileDiff, HARDENED, hunkDay, LESSONS, newFileDay, ORIGINAL_NOTE, originalDay, originalText, parseDiff,
     STAGE_DAYS, STAGES,
 } from './days.ts';
-import { dayCap, LESSON_CAPS, lessonProblems, SWAPPED } from './lessons.ts';
+import { dayCap, LESSON_CAPS, lessonProblems } from './lessons.ts';
 
 export { HARDENED, LESSONS, STAGE_DAYS, STAGES } from './days.ts';
 
@@ -198,12 +198,11 @@ export function summaryTable(all: StageStats[]): string {
     const rows = all.map((s) => {
         const count = (status: FileRow['status']) => s.files.filter((r) => r.status === status).length;
         const vs = s.previous ? `${s.previous} | +${s.add} | -${s.del} | ${share(s)} | ${count('new')} | ${count('edited')}` : '| | | | |';
-        const kind = SWAPPED.has(s.stage) ? '课' : '旧阶段';
-        return `| ${s.stage} | ${kind} | ${s.files.length} | ${s.lines} | ${overText(s.lines, LESSON_CAPS[s.stage])} | ${vs} |`;
+        return `| ${s.stage} | ${s.files.length} | ${s.lines} | ${overText(s.lines, LESSON_CAPS[s.stage])} | ${vs} |`;
     });
     return [
-        '| 阶段 | 状态 | 文件 | 行数 | 上限 | 对比 | 新增行 | 删除行 | 新增占比 | 新文件 | 改动的旧文件 |',
-        '|---|---|---:|---:|---|---|---:|---:|---|---:|---:|',
+        '| 阶段 | 文件 | 行数 | 上限 | 对比 | 新增行 | 删除行 | 新增占比 | 新文件 | 改动的旧文件 |',
+        '|---|---:|---:|---|---|---:|---:|---|---:|---:|',
         ...rows,
     ].join('\n');
 }
@@ -276,9 +275,8 @@ function main(): void {
         return;
     }
     console.log(summaryTable(all));
-    console.log(`\n行数是阶段里除 README.md 以外每个文件的行数之和。上限只降不升（scripts/lessons.ts 的 LESSON_CAPS，那里也写着最终的目标）；`
-        + `已换成课的：${[...SWAPPED].join('、') || '还没有'}。`);
-    for (const s of all.filter((x) => SWAPPED.has(x.stage))) {
+    console.log('\n行数是阶段里除 README.md 以外每个文件的行数之和；上限见 scripts/lessons.ts 的 LESSON_CAPS。');
+    for (const s of all) {
         const problems = lessonProblems(ROOT, s.stage, s.files.map((r) => r.file), s.days);
         console.log(problems.length ? `${s.stage} 违反课的规矩：\n  ${problems.join('\n  ')}` : `${s.stage} 守着课的每一条规矩。`);
     }
