@@ -99,8 +99,6 @@ export class McpClient {
     }
 
     // —— 加固：版本检查、分页、服务器的请求与通知、取消、退出的时机、日志 ——
-    serverInfo: Json = {};          // 服务器自报的名字和版本
-
     // 服务器遇到不认识的版本会回它自己的最新版而不是报错，所以必须由客户端检查
     private checkVersion(init: unknown): void {
         const result = isObject(init) ? init : {};
@@ -108,7 +106,6 @@ export class McpClient {
             const version = typeof result.protocolVersion === 'string' ? result.protocolVersion : jsonText(result.protocolVersion);
             throw new Error(`不支持的协议版本 ${version}（支持：${SUPPORTED_VERSIONS.join(', ')}）`);
         }
-        this.serverInfo = isObject(result.serverInfo) ? result.serverInfo : {};
     }
 
     // 工具列表可能分页：收下第一页，跟着 nextCursor 翻页；游标重复或超过 100 页就停下，保留已经拿到的。没有名字的工具不要；

@@ -91,7 +91,7 @@ async function main(): Promise<number> {
             const tools = [...registry.tools.values()];
             for (const s of manager.servers) {
                 check(s.status === 'connected', `${s.name} 已连接`, s.status === 'connected'
-                    ? `${s.tools.length} 个工具（${String(s.serverInfo.name)} ${String(s.serverInfo.version)}）` : s.error);
+                    ? `${s.tools.length} 个工具` : s.error);
                 check(s.tools.length === EXPECTED_TOOLS[s.name], `${s.name} 工具数 = ${EXPECTED_TOOLS[s.name]}`, String(s.tools.length));
             }
             check(tools.every((t) => /^[a-zA-Z0-9_-]{1,64}$/.test(t.name)), '所有工具名合法', `${tools.length} 个`);
