@@ -27,9 +27,10 @@ export class RequestTable {
         this.onGiveUp = onGiveUp;
     }
 
-    // 发出请求，等同 id 的响应；timeoutMs 内没有响应就失败，signal 取消时也不再等
+    // 发出请求，等同 id 的响应；timeoutMs 内没有响应就失败，signal 取消时也不再等。已经取消了的根本不发（也就不用通知对方取消）
     request(method: string, params: Json, timeoutMs: number, signal?: AbortSignal): Promise<unknown> {
         if (this.closed) return Promise.reject(this.closed);
+        if (signal?.aborted) return Promise.reject(new Error(`请求 ${method} 已取消`));
         const id = this.nextId++;
         return new Promise((resolve, reject) => {
             this.pending.set(id, { method, timeoutMs, timer: setTimeout(() => this.expire(id), timeoutMs), resolve, reject });
@@ -67,7 +68,6 @@ export class RequestTable {
     private giveUpOnAbort(id: number, signal: AbortSignal): void {
         const entry = this.pending.get(id)!;
         const onAbort = () => this.giveUp(id, new Error(`请求 ${entry.method} 已取消`), 'cancelled by user');
-        if (signal.aborted) return onAbort();
         signal.addEventListener('abort', onAbort, { once: true });
         entry.unlisten = () => signal.removeEventListener('abort', onAbort);
     }

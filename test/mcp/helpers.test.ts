@@ -175,7 +175,8 @@ describe('请求表', () => {
 
     it('signal 取消：不再等、告诉 onGiveUp；请求结束时摘掉监听（同一轮里调用再多也不堆积）', async () => {
         const gaveUp: unknown[][] = [];
-        const table = new RequestTable(() => {}, (...args) => gaveUp.push(args));
+        const sent: unknown[] = [];
+        const table = new RequestTable((msg) => sent.push(msg), (...args) => gaveUp.push(args));
         const controller = new AbortController();
         const signal = controller.signal;
         for (let id = 1; id <= 20; id++) {
@@ -189,7 +190,9 @@ describe('请求表', () => {
         controller.abort();
         await assert.rejects(slow, /请求 tools\/call 已取消/);
         assert.deepEqual(gaveUp, [[21, 'tools/call', 'cancelled by user']]);
-        await assert.rejects(table.request('ping', {}, 1000, signal), /请求 ping 已取消/, '已经取消的 signal：发出后立刻放弃');
+        await assert.rejects(table.request('ping', {}, 1000, signal), /请求 ping 已取消/, '已经取消的 signal：立刻失败');
+        assert.equal(sent.length, 21, '已经取消的请求不发出');
+        assert.equal(gaveUp.length, 1, '没发出的请求也不用通知对方取消');
     });
 });
 
