@@ -1,6 +1,8 @@
 // Day 15：与一台 MCP 服务器的连接：启动子进程，握手 initialize → notifications/initialized → tools/list，
 // 之后每次调用工具是一个 tools/call；服务器退出时 markDead，挂着的请求立刻失败，不干等超时。
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { isObject, jsonText, MAX_JSON_DEPTH, tooDeep, type Json } from './json.ts';
 import { RequestTable, RequestTimeout, RpcError } from './jsonrpc.ts';
 import type { McpEntry, McpServerConfig } from './mcp-config.ts';
@@ -193,8 +195,9 @@ export class McpClient {
         // cancelled 和其他通知：本阶段不处理
     }
 
-    // stderr 必须一直读走：没人读的管道写满后服务器会卡住；每行记进日志和协议追踪。进程退出时 stdout 里可能还有它临死前写的响应：
-    // 等 stdout 读完再宣布死亡（孙进程可能一直占着管道，所以最多等 100 毫秒）
+    // stderr 必须一直读走：没人读的管道写满后服务器会卡住；每行记进日志和协议追踪。
+    // 服务器的死亡只在一个地方宣布：stdout 关闭、读循环结束时——这样它临死前写的响应都已读完。进程退出了而孙进程还占着管道，
+    // stdout 不会自己结束：退出后最多再读 100 毫秒就关掉它。stdout 先关闭的，最多等 200 毫秒的退出码，好说清原因
     private watch(child: ChildProcessWithoutNullStreams, config: McpServerConfig, out: LineFramer): void {
         this.journal.hold();   // 在 stdout 上开口之前写的行先不回显，见 mcp-log.ts
         this.diedAtStart = false;
@@ -203,20 +206,15 @@ export class McpClient {
         child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
         child.stderr.on('end', () => err.flush());
         child.on('error', (e: NodeJS.ErrnoException) => this.died(child, e.code === 'ENOENT' ? `找不到命令：${config.command}` : `启动服务器失败：${e.message}`));
-        child.stdin.on('error', () => {});   // 服务器死后写入会 EPIPE；死亡由 exit 事件处理
-        let exitReason = '';
-        let stdoutDone = false;
-        child.on('exit', (code, signal) => {
-            exitReason = signal ? `服务器进程已退出（信号 ${signal}）` : `服务器进程已退出（退出码 ${code}）`;
-            traceMcp(this.name, '·', exitReason);
-            if (stdoutDone) this.died(child, exitReason);
-            else setTimeout(() => this.died(child, exitReason), 100);
+        child.stdin.on('error', () => {});   // 服务器死后写入会 EPIPE；死亡由读循环结束处理
+        child.on('exit', () => {
+            traceMcp(this.name, '·', exitReason(child));
+            setTimeout(() => child.stdout.destroy(), 100).unref();
         });
-        child.stdout.on('end', () => {
-            stdoutDone = true;
+        child.stdout.on('close', async () => {
             out.flush();
-            if (exitReason) this.died(child, exitReason);
-            else setTimeout(() => this.died(child, exitReason || '服务器关闭了标准输出'), 200);
+            if (child.exitCode === null && child.signalCode === null) await Promise.race([once(child, 'exit').catch(() => {}), sleep(200)]);
+            this.died(child, child.exitCode === null && child.signalCode === null ? '服务器关闭了标准输出' : exitReason(child));
         });
     }
 
@@ -280,6 +278,10 @@ const MAX_STDERR_LINE_BYTES = 1024 * 1024;
 // 不读的服务器最多让 Agent 多占这么多内存
 const MAX_STDIN_BACKLOG = 8 * 1024 * 1024;
 const MAX_PAGES = 100;
+
+function exitReason(child: ChildProcessWithoutNullStreams): string {
+    return child.signalCode ? `服务器进程已退出（信号 ${child.signalCode}）` : `服务器进程已退出（退出码 ${child.exitCode}）`;
+}
 
 // tools/list 回 -32601（没有这个方法）：服务器没有工具，不是失败
 function noToolsMethod(e: unknown): Json {
