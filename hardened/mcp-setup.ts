@@ -86,8 +86,8 @@ export class McpManager {
         return this.toolSets.get(name) ?? { exposed: [], skipped: [] };
     }
 
-    // 第一次请求模型和刚启动就敲 /mcp 时，等还在连接的服务器，从启动算起最多 10 秒（和握手的默认时限一样）：
-    // 机器忙时服务器晚到几秒，模型第一轮也看得到它的工具；握手时限设得更长、迟迟不回答的，随后再加入
+    // 第一次请求模型和刚启动就敲 /mcp 时，等还在连接的服务器，从启动算起最多 10 秒（握手本身至少等 30 秒，见 mcp-client.ts）：
+    // 机器忙时服务器晚到几秒，模型第一轮也看得到它的工具；10 秒里还没握完手的（npx 还在下载包），随后再加入
     private firstWait?: Promise<void>;
     ready(): Promise<void> {
         this.firstWait ??= Promise.race([this.startup, new Promise((resolve) => setTimeout(resolve, FIRST_REQUEST_WAIT_MS).unref())]).then(() => {});
