@@ -164,7 +164,7 @@ function assistantWithCalls(result: StreamResult, calls: ToolCall[]): Message {
         content: result.text || null,
         tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
     };
-    if (result.reasoningField === 'reasoning_content' && result.reasoning) message.reasoning_content = result.reasoning;
+    if (result.reasoning) message.reasoning_content = result.reasoning;
     return message;
 }
 

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
-import { openRegularFile } from './config.ts';
+import { openRegularFile } from './regular-file.ts';
 import { applyHunks, diff, type Hunk } from './diff.ts';
 import { glob, GLOB_LIMIT } from './glob.ts';
 import { authorize, permissionRoot, safeGlob, safePath } from './permissions.ts';

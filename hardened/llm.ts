@@ -24,7 +24,6 @@ export class ApiError extends Error {}   // 给用户看的错误：消息里已
 /** 流式请求：边收边产出文字/思考增量，读完返回整个回复。 */
 export async function* streamChat(cfg: Config, req: ChatRequest, signal?: AbortSignal): AsyncGenerator<Delta, StreamResult> {
     const res = await post(cfg, { model: cfg.model, ...req, stream: true }, signal);   // Day 2：请求里还有 tools 等字段
-    await rejectJsonReply(res);   // 有的服务用 HTTP 200 返回 JSON 错误
     return yield* readChatStream(res.body!);
 }
 
@@ -87,23 +86,17 @@ async function withRetry(baseUrl: string, signal: AbortSignal | undefined, send:
 }
 
 function shouldRetry(res: Response, payload: any): boolean {
-    const forced = res.headers.get('x-should-retry');   // 服务器明说时听它的（与官方 SDK 一致）
-    if (forced === 'true' || forced === 'false') return forced === 'true';
     if (res.status === 429 && isQuota(payload)) return false;   // 额度用完，重试也没用
     return [408, 409, 429].includes(res.status) || res.status >= 500;
 }
 
 const isQuota = (p: any) => p?.error?.code === 'insufficient_quota' || p?.error?.type === 'insufficient_quota';
 
-/** Retry-After / retry-after-ms，只认 0–60 秒之内的值。 */
+/** Retry-After 的秒数，只认 0–60 秒之内的值。 */
 function retryAfter(h: Headers): number | undefined {
-    const ms = Number(h.get('retry-after-ms'));
-    if (h.get('retry-after-ms') && ms >= 0 && ms <= 60_000) return ms;
     const v = h.get('retry-after');
-    if (!v) return undefined;
-    const secs = Number(v);
-    const delay = Number.isNaN(secs) ? Date.parse(v) - Date.now() : secs * 1000;   // 秒数，或者一个 HTTP 日期
-    return delay >= 0 && delay <= 60_000 ? delay : undefined;
+    const delay = Number(v) * 1000;
+    return v && delay >= 0 && delay <= 60_000 ? delay : undefined;
 }
 
 // 约 0.5 秒、1 秒；随机缩短一点，免得许多客户端同时重试
@@ -127,19 +120,10 @@ function describeHttpError(status: number, payload: any, raw: string): string {
     return text;
 }
 
-/** 有的服务（如 LM Studio）会用 HTTP 200 返回 JSON 错误：读出原话抛出，而不是当成一个空的流。 */
-async function rejectJsonReply(res: Response): Promise<void> {
-    if (!(res.headers.get('content-type') ?? '').includes('application/json')) return;
-    const raw = await res.text();
-    const payload = tryParse(raw);
-    throw new ApiError(payload?.error ? errorMessage(payload, raw) : '服务器没有以流的形式回复（application/json）');
-}
-
-/** Day 5：非流式的回复：坏 JSON、用 HTTP 200 返回的错误都抛出 ApiError。 */
+/** Day 5：非流式的回复：坏 JSON 抛出 ApiError。 */
 async function checkedJson(res: Response): Promise<any> {
     const raw = await res.text();
     const payload = tryParse(raw);
     if (payload === undefined) throw new ApiError(`服务器返回了无效的 JSON：${raw.slice(0, 80)}`);
-    if (payload.error) throw new ApiError(errorMessage(payload, raw));   // 有的服务用 HTTP 200 返回错误
     return payload;
 }

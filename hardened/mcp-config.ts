@@ -1,6 +1,6 @@
 // Day 15：读 .geekagent/mcp.json，格式与 Claude Desktop 相同：{ "mcpServers": { 名字: { command, args, env } } }。
 import { resolve } from 'node:path';
-import { CONFIG_CAP, readRegularFile } from './config.ts';
+import { CONFIG_CAP, readRegularFile } from './regular-file.ts';
 import { isObject } from './json.ts';
 import { brokenJson } from './storage.ts';
 import { quote, quoteEnv, trustItem } from './trust.ts';

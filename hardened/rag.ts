@@ -2,7 +2,7 @@
 // 没有向量、没有重排：关键词 + 双字切分已经能回答「文档里怎么说的」这类问题。
 import path from 'node:path';
 import { buildIndex, chunkText, rank, recallTerms } from './bm25.ts';
-import { readRegularFile } from './config.ts';
+import { readRegularFile } from './regular-file.ts';
 import { hostNote } from './host.ts';
 import { htmlToText } from './html.ts';
 import { authorize, safePath } from './permissions.ts';

@@ -1,7 +1,7 @@
 // Day 1：读聊天流。三层：文本 → 行（LineSplitter）→ 事件（sseEvents）→ 一次回复（readChatStream）。
 import { trace } from './trace.ts';
 
-export type SseEvent = { event: string; data: string; error?: string };   // 事件类型默认 'message'；多行 data 以 \n 拼接
+export type SseEvent = { event: string; data: string };   // 事件类型默认 'message'；多行 data 以 \n 拼接
 
 /** 事件流解析：一行一个字段，空行派发事件；流结束时没等到空行的事件丢弃。每次读取产出一批：逐个事件 await 比解析本身还慢。 */
 export async function* sseEvents(body: AsyncIterable<Uint8Array>): AsyncGenerator<SseEvent[]> {
@@ -35,7 +35,6 @@ export interface Usage {
 export interface StreamResult {
     text: string;
     reasoning: string;
-    reasoningField: '' | 'reasoning_content' | 'reasoning';   // 思考内容来自哪个字段
     refusal: string | null;
     toolCalls: ToolCall[];   // 按首次出现的顺序
     finishReason: string | null;
@@ -53,7 +52,7 @@ export async function* readChatStream(body: AsyncIterable<Uint8Array>): AsyncGen
     try {
         reading: for await (const events of sseEvents(body)) {
             for (const ev of events) {
-                if (ev.error === undefined && ev.data === '[DONE]') break reading;   // 流的正常结尾，之后的内容一律不读
+                if (ev.data === '[DONE]') break reading;   // 流的正常结尾，之后的内容一律不读
                 error = addEvent(ev, acc);   // data 是一个 JSON 块，累加进回复；流内错误、坏 JSON 返回错误文本
                 if (error !== null) break reading;
             }
@@ -68,7 +67,7 @@ export async function* readChatStream(body: AsyncIterable<Uint8Array>): AsyncGen
 
 /** 把流里的块（已解析的 JSON）累加成一次回复。字段缺失、为 null 或类型不对都当作没有。 */
 class StreamAccumulator {
-    readonly result: StreamResult = { text: '', reasoning: '', reasoningField: '', refusal: null, toolCalls: [], finishReason: null, usage: null, error: null, complete: false };   // Day 2：多了思考原文和工具调用
+    readonly result: StreamResult = { text: '', reasoning: '', refusal: null, toolCalls: [], finishReason: null, usage: null, error: null, complete: false };   // Day 2：多了思考原文和工具调用
     deltas: Delta[] = [];   // 还没交给前端的增量
 
     add(chunk: Json): void {
@@ -77,7 +76,10 @@ class StreamAccumulator {
         if (!choice) return;
         if (str(choice.finish_reason) && choice.finish_reason) this.result.finishReason = choice.finish_reason;
         const delta: Json = choice.delta ?? {};
-        this.addReasoning(delta);   // 思考内容：DeepSeek 叫 reasoning_content，OpenRouter 叫 reasoning
+        if (str(delta.reasoning_content)) {   // DeepSeek 的思考内容：要随工具调用原样带回，所以记下全文
+            this.result.reasoning += delta.reasoning_content;
+            this.emitMerged('reasoning', delta.reasoning_content);
+        }
         if (str(delta.content)) {
             this.result.text += delta.content;
             this.emitMerged('text', delta.content);
@@ -89,15 +91,6 @@ class StreamAccumulator {
     }
 
     // —— 加固：各家服务商的字段差异、增量合并、分行分字段的细节与流内错误 ——
-
-    private addReasoning(delta: Json): void {
-        const reasoning = str(delta.reasoning_content) ? delta.reasoning_content : delta.reasoning;
-        if (str(reasoning)) this.emitMerged('reasoning', reasoning);
-        // Day 2：DeepSeek 思考模式要求把 reasoning_content 随工具调用原样带回，所以记下内容和字段名
-        if (str(reasoning)) this.result.reasoning += reasoning;
-        if (str(delta.reasoning_content)) this.result.reasoningField = 'reasoning_content';
-        else if (str(delta.reasoning) && !this.result.reasoningField) this.result.reasoningField = 'reasoning';
-    }
 
     /** 拒答（OpenAI 的 refusal 字段）另记一份，也照常显示。 */
     private addRefusal(text: string): void {
@@ -128,39 +121,25 @@ class StreamAccumulator {
         return batch;
     }
 
-    // Day 7：用量可能在顶层（以最后一个为准）、在 choice 里（Moonshot，之后还在顶层重复一次，只算一次）或在 x_groq 里
+    // Day 7：用量可能在顶层（以最后一个为准），或在 choice 里（Moonshot，之后还在顶层重复一次，只算一次）
     private topUsage: Json | null = null;
     private choiceUsage: Json | null = null;
-    private groqUsage: Json | null = null;
 
     private noteUsage(chunk: Json, choice: Json | undefined): void {
-        if (!chunk.usage && !chunk.x_groq?.usage && !choice?.usage) return;
+        if (!chunk.usage && !choice?.usage) return;
         if (chunk.usage) this.topUsage = chunk.usage;
-        if (chunk.x_groq?.usage) this.groqUsage = chunk.x_groq.usage;
         if (choice?.usage) this.choiceUsage = choice.usage;
-        this.result.usage = normalizeUsage((this.topUsage ?? this.choiceUsage ?? this.groqUsage)!);
+        this.result.usage = normalizeUsage((this.topUsage ?? this.choiceUsage)!);
     }
 
-    private byIndex = new Map<number, ToolCall>();   // Day 2：流里的 index → 调用
-    private last: ToolCall | undefined;              // 最近的调用：既没有 index 也没有 id 的片段续到它上面
+    private byIndex = new Map<unknown, ToolCall>();   // Day 2：流里的 index → 调用
 
-    /**
-     * Day 2：工具调用片段归到哪个调用。先按 index（不按数组位置：Copilot 的第一个调用就是 index 1）；
-     * index 缺失或为负（GLM、Mistral）时按 id；再不行就续到最近一个调用上。
-     */
+    /** Day 2：工具调用片段按 index 归到各自的调用上（不按数组位置：Copilot 的第一个调用就是 index 1）。 */
     private addToolPiece(p: Json): void {
-        const id = str(p.id) ? p.id : '';
-        let call: ToolCall | undefined;
-        if (Number.isInteger(p.index) && p.index >= 0) {
-            call = this.byIndex.get(p.index);
-            if (call?.id && id && id !== call.id) call = undefined;   // 同一个 index 上开始了新调用
-            if (!call) this.byIndex.set(p.index, call = this.newCall());
-        } else {
-            call = (id ? this.result.toolCalls.find((c) => c.id === id) : this.last) ?? this.newCall();
-        }
-        this.last = call;
-        // id 和名字只取第一个非空值：续接片段里的 "id": ""（Qwen）、"name": ""（LM Studio）不覆盖，名字也不拼接
-        if (id && !call.id) call.id = id;
+        let call = this.byIndex.get(p.index);
+        if (!call) this.byIndex.set(p.index, call = this.newCall());
+        // id 和名字只取第一个非空值：续接片段里的 "id": ""（Qwen）、"name": "" 不覆盖，名字也不拼接
+        if (str(p.id) && p.id && !call.id) call.id = p.id;
         const fn = p.function ?? {};
         if (str(fn.name) && fn.name && !call.name) call.name = fn.name;
         if (str(fn.arguments)) call.arguments += fn.arguments;
@@ -199,7 +178,6 @@ export class LineSplitter {
 class EventFields {
     private data: string[] = [];
     private event = '';
-    private error: string | undefined;   // 旧版 llama.cpp 的非标准 `error:` 字段
 
     /** 冒号开头是注释（保活用）；没有冒号时整行是字段名、值为空；冒号后的一个空格不算值。 */
     add(line: string): void {
@@ -209,27 +187,24 @@ class EventFields {
         const name = colon === -1 ? line : line.slice(0, colon);
         const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '');
         if (name === 'data') this.data.push(value);
-        else if (name === 'event') this.event = value;
-        else if (name === 'error') this.error = value;   // id、retry 等其他字段对聊天流没有意义
+        else if (name === 'event') this.event = value;   // id、retry 等其他字段对聊天流没有意义
     }
 
     /** 连续的空行无事发生：没有字段就不派发。 */
     dispatch(events: SseEvent[]): void {
-        if (!this.data.length && !this.event && this.error === undefined) return;
-        events.push({ event: this.event || 'message', data: this.data.join('\n'), error: this.error });
-        [this.data, this.event, this.error] = [[], '', undefined];
+        if (!this.data.length && !this.event) return;
+        events.push({ event: this.event || 'message', data: this.data.join('\n') });
+        [this.data, this.event] = [[], ''];
     }
 }
 
 /** 处理一个事件；返回错误文本，或 null 表示继续。 */
 function addEvent(ev: SseEvent, acc: StreamAccumulator): string | null {
-    if (ev.error !== undefined) return errorMessage(tryParse(ev.error), ev.error);
-    if (ev.data === '' && ev.event !== 'error') return null;
+    if (ev.data === '') return null;
     const chunk = tryParse(ev.data);
     if (chunk === null || typeof chunk !== 'object') return `服务器返回了无效的 JSON：${ev.data.slice(0, 80)}`;
     acc.add(chunk);
-    if (ev.event === 'error' || chunk.error) return errorMessage(chunk, ev.data);   // 之后即使有 [DONE] 也算出错
-    if (acc.result.finishReason === 'error') return '服务器报告生成出错（finish_reason: error）';   // OpenRouter 的做法
+    if (chunk.error) return errorMessage(chunk, ev.data);   // 之后即使有 [DONE] 也算出错
     return null;
 }
 

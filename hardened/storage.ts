@@ -1,7 +1,7 @@
 // Day 6：状态文件的读写。读取分清「不存在」「正常」「出错」：读不出来的文件不能当成空的，否则下次保存就把它覆盖了。
 import fs from 'node:fs';
 import path from 'node:path';
-import { readRegularFile } from './config.ts';
+import { readRegularFile } from './regular-file.ts';
 
 export type Loaded<T> = { state: 'missing' } | { state: 'ok'; data: T } | { state: 'error'; message: string };
 
