@@ -3,12 +3,12 @@ import readline from 'node:readline';
 import type { ReplyPiece } from './chat.ts';
 import { colorEnabled, err, out, paint, type Color } from './color.ts';
 import type { FrontEnd } from './frontend.ts';
-import { askPaged, EOF, type InputQueue } from './input.ts';
-import { typing } from './typing.ts';   // 终端里打的字只在等输入时显示，回复进行中打的行轮到时再显示
+import { askPaged, EOF, queuedNote, type InputQueue } from './input.ts';
 
 export function createPlain(queue: InputQueue, hooks: { onCancel(): boolean; onExit(): void }): FrontEnd & { prompt(): void } {
     const interactive = Boolean(process.stdin.isTTY);
-    const rl = readline.createInterface({ input: process.stdin, output: typing.screen, terminal: interactive }).on('line', typing.submitted);
+    // 限制：终端里 readline 随打随回显，回复进行中打的字会插进正在流出的回复里（行照常排队，轮到时处理）；要干净的屏幕用全屏界面
+    const rl = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: interactive });
     rl.setPrompt(paint('user', 'You › '));
     rl.on('line', (line) => queue.push(line));
     rl.on('close', () => queue.push(EOF));
@@ -21,7 +21,8 @@ export function createPlain(queue: InputQueue, hooks: { onCancel(): boolean; onE
     let last = '';
 
     return {
-        prompt() { if (queue.size === 0) typing.prompt(rl); },
+        // 还有排着队的行就不提示，它们马上就处理；true：光标留在回复进行中已经打了一半的字后面
+        prompt() { if (interactive && queue.size === 0) rl.prompt(true); },
         print(color: Color, text: string) {
             if (color === 'error') err('error', text);
             else out(color, text);
@@ -45,7 +46,7 @@ export function createPlain(queue: InputQueue, hooks: { onCancel(): boolean; onE
             process.stdout.write('\n');
             last = '';
         },
-        echoUser(line: string) { if (typing.unseen(line)) out('user', `You › ${line}`); },   // 屏幕上还没有的行（管道输入、提前打的）
+        echoUser(line: string) { if (!interactive) out('user', `You › ${line}`); },   // 管道输入不回显：替它打出来，输出才读得懂
         // 管道里下一行就是回答；终端里要等用户打一行。y / yes 同意，其余拒绝；太长的提示只显示开头，回答 d 分页看全文
         confirm: (prompt: string) => askPaged(prompt, async (question) => {
             out('tool', question);
@@ -71,12 +72,28 @@ function endOnClosedPipe(queue: InputQueue, hooks: { onCancel(): boolean }): voi
     });
 }
 
-// 管道里的下一行就是回答，回显在 [y/N] 后面；终端里只认 [y/N] 出现之后打的一行（typing.answer），
+// 管道里的下一行就是回答，回显在 [y/N] 后面；终端里只认 [y/N] 出现之后打的一行（InputQueue.answer），
 // 提前打的行留在队里，之后照常处理
 async function nextAnswer(queue: InputQueue, rl: readline.Interface, interactive: boolean): Promise<string> {
-    if (!interactive) out('tool', '[y/N] ', false);
-    const item = await (interactive ? typing.answer(queue, rl) : queue.next());
-    const answer = item === EOF ? '' : item.trim();
-    if (!interactive) out('system', answer);
-    return answer;
+    if (!interactive) {
+        out('tool', '[y/N] ', false);
+        const item = await queue.next();
+        const answer = item === EOF ? '' : item.trim();
+        out('system', answer);
+        return answer;
+    }
+    let asked = false;   // [y/N] 已经显示
+    const ask = () => {
+        out('tool', '[y/N] ', false);
+        asked = true;
+    };
+    const item = await queue.answer({
+        prompt: ask,
+        typing: () => rl.line !== '',   // [y/N] 出现时已经打了一半的那一行，回车后也只排队
+        early(line) {
+            if (line.trim()) out('system', queuedNote(line));
+            if (asked) ask();   // 回车把光标带到了下一行：重新显示 [y/N]
+        },
+    });
+    return item === EOF ? '' : item.trim();
 }
