@@ -16,15 +16,15 @@ export class Chat {
     private systemPrompt: () => string = () => '';   // Day 9：见 setSystemPrompt
     private turnSignal?: AbortSignal;   // 本轮的取消信号：工具里发出的子 Agent 请求也要跟着取消
     private forcedTool: (input: string, lastCalls: string[]) => string | null = () => null;
-    private readonly cfg: Config;
+    private readonly config: () => Config;   // 每次请求时取：信任问题答完，模型地址可能换成 .env 的（index.ts）
 
-    constructor(cfg: Config) { this.cfg = cfg; }
+    constructor(config: () => Config) { this.config = config; }
 
     /** Day 5：把较早的历史压缩成一条摘要，返回说明文字。失败时抛出，由调用方决定怎么提示。 */
     async compact(signal?: AbortSignal): Promise<string> {
         const s = splitPoint(this.history);
         if (s === 0) return '没有可以压缩的旧消息';
-        const { content, usage } = await complete(this.cfg, summaryRequest(this.history.slice(0, s)), signal);
+        const { content, usage } = await complete(this.config(), summaryRequest(this.history.slice(0, s)), signal);
         if (usage) this.onUsage(usage);
         if (!content.trim()) return '模型没有给出摘要，保留原样';
         this.history = [{ role: 'system', content: `${SUMMARY_HEADER}\n${content.trim()}` }, ...this.history.slice(s)];
@@ -51,7 +51,7 @@ export class Chat {
 
     /** Day 9：子 Agent。一次非流式请求，只有子 Agent 的系统提示和任务本身，没有工具、没有历史。 */
     async delegate(task: string): Promise<string> {
-        const { content, usage } = await complete(this.cfg, [
+        const { content, usage } = await complete(this.config(), [
             { role: 'system', content: SUB_AGENT_PROMPT },
             { role: 'user', content: task },
         ], this.turnSignal);
@@ -114,7 +114,7 @@ export class Chat {
         const system = redact(this.systemPrompt());
         const messages: Message[] = system ? [{ role: 'system', content: system }, ...this.history] : this.history;
         const request = { messages, ...extra, stream_options: { include_usage: true } };   // Day 7：要用量
-        const result = yield* streamChat(this.cfg, request, signal);
+        const result = yield* streamChat(this.config(), request, signal);
         if (result.usage) this.onUsage(result.usage);
         if (!result.complete) throw new ApiError(result.error ?? '流在回复完成之前就结束了');
         return result;

@@ -7,15 +7,22 @@ import { CONFIG_CAP, readRegularFile } from './regular-file.ts';
 export type Config = { baseUrl: string; apiKey: string; model: string };
 const DEFAULT_BASE_URL = 'https://api.deepseek.com';   // 没写 OPENAI_BASE_URL 时用 DeepSeek
 
-export function loadConfig(): Config {
+/** 配置，和 .env 里要等信任问题回答的设置（dotEnv：trust.ts 列进问题，settleDotEnv 按回答处理）。 */
+export function loadConfig(): { cfg: Config; dotEnv: DotEnv } {
     const file = parseEnv(dotEnvText());   // 没有 .env 也可以：变量可以直接放在环境里
-    for (const [name, value] of Object.entries(file)) if (!process.env[name] && exportable(name)) process.env[name] = value;
+    const vars: string[] = [];
+    for (const [name, value] of Object.entries(file)) {
+        if (process.env[name] || !exportable(name)) continue;
+        process.env[name] = value;
+        if (!name.startsWith('GEEKAGENT_')) vars.push(name);
+    }
     const env = (name: string, fallback = '') => process.env[name] || file[name] || fallback;
-    return keyStaysWithAddress({
+    const { cfg, address } = keyStaysWithAddress({
         baseUrl: env('OPENAI_BASE_URL', DEFAULT_BASE_URL).replace(/\/+$/, ''),
         apiKey: env('OPENAI_API_KEY'),   // 没有也照常启动，命令都能用；要请求模型时才报错（llm.ts）
         model: env('OPENAI_MODEL', 'deepseek-v4-flash'),
     }, file);
+    return { cfg, dotEnv: { address, vars } };
 }
 
 // —— 加固：缺少密钥时说清怎么补；文件夹里的 .env 不能替你选密钥发往哪里 ——
@@ -29,16 +36,14 @@ export function missingKey(): string {
 
 // .env 是当前文件夹的：克隆来的仓库可以自带一个。OPENAI_* 由 loadConfig 直接从 file 读、不放进 process.env：
 // 否则 Agent 启动的程序里用 OpenAI SDK 的那些，会把环境里你的密钥发往 .env 写的地址。
-// Day 8：.env 和 .geekagent/ 一样是文件夹自己的配置，要先信任文件夹（trust.ts 在信任问题里列出这里记下的两样）。
-// 别的变量也先放进 process.env（.geekagent/mcp.json 里的 ${…} 要用它们），记下名字：不信任这个文件夹时，在启动任何程序
+// Day 8：.env 和 .geekagent/ 一样是文件夹自己的配置，要先信任文件夹（trust.ts 在信任问题里列出 DotEnv 的两样）。
+// 别的变量也先放进 process.env（.geekagent/mcp.json 里的 ${…} 要用它们），名字记在 vars 里：不信任这个文件夹时，在启动任何程序
 // 之前收回（settleDotEnv），run_shell 的命令和 MCP 服务器就拿不到 NODE_OPTIONS、LD_PRELOAD、PYTHONPATH、GIT_* 这类
-// 会让它们执行仓库里代码的变量。密钥来自环境变量时 .env 写的模型地址，也记下来等回答
-const untrusted = { address: '', vars: [] as string[] };
+// 会让它们执行仓库里代码的变量。密钥来自环境变量时 .env 写的模型地址，也记在 address 里等回答（没有就是空的）
+export type DotEnv = { readonly address: string; readonly vars: readonly string[] };
 
 function exportable(name: string): boolean {
-    if (/^OPENAI_(BASE_URL|API_KEY|MODEL)$/.test(name)) return false;
-    if (!name.startsWith('GEEKAGENT_')) untrusted.vars.push(name);
-    return true;
+    return !/^OPENAI_(BASE_URL|API_KEY|MODEL)$/.test(name);
 }
 
 /**
@@ -46,37 +51,32 @@ function exportable(name: string): boolean {
  * 这个地址不用——否则一个克隆来的仓库只要放一行 OPENAI_BASE_URL=http://别人的服务器/v1，就能收走你的密钥和每一条消息。
  * 写的就是默认地址时没有差别，不提示。限制：密钥和地址都写在同一个 .env 里时照用（那是这个 .env 自己的密钥），
  * 有人改了其中的地址，下次启动横幅里「密钥发往」会显示新的主机。
- * Day 8：这个地址先不用，记下来在文件夹信任问题里问；答 y 才改用它（settleDotEnv）。
+ * Day 8：这个地址先不用，作为 address 返回，在文件夹信任问题里问；答 y 才改用它（settleDotEnv）。
  */
-function keyStaysWithAddress(cfg: Config, file: NodeJS.Dict<string>): Config {
+function keyStaysWithAddress(cfg: Config, file: NodeJS.Dict<string>): { cfg: Config; address: string } {
     const address = (file.OPENAI_BASE_URL ?? '').replace(/\/+$/, '');
-    if (!address || address === DEFAULT_BASE_URL || process.env.OPENAI_BASE_URL || !process.env.OPENAI_API_KEY) return cfg;
-    const safe = { ...cfg, baseUrl: DEFAULT_BASE_URL };
-    untrusted.address = address;
-    return safe;
+    if (!address || address === DEFAULT_BASE_URL || process.env.OPENAI_BASE_URL || !process.env.OPENAI_API_KEY) return { cfg, address: '' };
+    return { cfg: { ...cfg, baseUrl: DEFAULT_BASE_URL }, address };
 }
 
-/** Day 8：信任问题里要列出的 .env 设置：模型地址（没有就是空的），和要交给 Agent 启动的程序的变量（名字和值）。 */
-export function dotEnvNeeds(): { address: string; vars: [string, string][] } {
-    return { address: untrusted.address, vars: untrusted.vars.map((name) => [name, process.env[name] ?? '']) };
-}
-
-/** Day 8：信任问题答完：信任就改用 .env 的地址；不信任就收回 .env 的变量。返回要告诉用户的行。 */
-export function settleDotEnv(cfg: Config, trusted: boolean): string[] {
+/**
+ * Day 8：信任问题答完：信任就改用 .env 的地址（返回新的配置，传进来的那份不改）；不信任就收回 .env 的变量。
+ * lines 是要告诉用户的行。不信任时调用方还要告诉 redact.ts 这个 .env 不再是密钥的来源（distrustDotEnv）。
+ */
+export function settleDotEnv(cfg: Config, dotEnv: DotEnv, trusted: boolean): { cfg: Config; lines: string[] } {
     const lines: string[] = [];
-    const { address, vars } = untrusted;
+    const { address, vars } = dotEnv;
     if (address && trusted) {
-        cfg.baseUrl = address;
+        cfg = { ...cfg, baseUrl: address };
         lines.push(`模型地址改用 .env 里的 ${shown(address)}：密钥发往 ${keyHost(cfg)}`);
     } else if (address) {
         lines.push(`.env 里的模型地址 ${shown(address)} 没有使用（没有信任这个文件夹）：密钥仍发往 ${keyHost(cfg)}`);
     }
-    if (!trusted) distrustedKey = cfg.apiKey;   // 它的 .env 也不再是密钥的来源（dotEnvSecrets）
     if (!trusted && vars.length) {
         for (const name of vars) delete process.env[name];
         lines.push(`.env 里的 ${vars.map(shown).join('、')} 没有交给 Agent 启动的程序（没有信任这个文件夹）`);
     }
-    return lines;
+    return { cfg, lines };
 }
 
 /** 密钥发往的主机（横幅里显示）：按 URL 解析，国际化域名显示成 punycode（看得出 аpple.com 不是 apple.com）。 */
@@ -103,26 +103,6 @@ function dotEnvText(): string {
     }
 }
 
-// Day 8：没有信任的文件夹，它的 .env 不是密钥的来源：克隆来的 .env 写上 NPM_TOKEN="x; touch X"，含这段文字的命令、输出
-// 就会被当成「你的密钥」换掉。信任问题答完之前照旧算（交给模型的文字多换掉几处不要紧；信任问题本身不用它，见 realEnv）。
-// 不信任时只留下 Agent 自己在用的模型密钥（它可能正来自这个 .env）：它每次都发往模型服务，在哪里出现都是密钥
-let distrustedKey: string | null = null;
-
-/** redact.ts 收集密钥时用的 .env 变量；没有 .env、读不了（命名管道、设备、太大，启动时已经说过）时是空的。 */
-export function dotEnvSecrets(): NodeJS.Dict<string> {
-    if (distrustedKey !== null) return { OPENAI_API_KEY: distrustedKey };
-    try {
-        return parseEnv(readRegularFile('.env', CONFIG_CAP));
-    } catch {
-        return {};
-    }
-}
-
 // Day 8：启动时的真实环境：这个模块载入时、loadConfig 把 .env 的变量放进 process.env 之前的样子。信任问题只把这里的密钥
 // 当作「你的」（redact.ts 的 nameOwnSecrets）：问题问的正是这个文件夹的 .env，它写的值不能算
 export const realEnv: Readonly<NodeJS.Dict<string>> = { ...process.env };
-
-/** 信任问题的回答也算 .env 的「状态」：答了不信任之后，redact.ts 下一次脱敏就重新收集。 */
-export function dotEnvDistrusted(): boolean {
-    return distrustedKey !== null;
-}

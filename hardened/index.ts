@@ -16,6 +16,7 @@ import { loadPermissions, setupPermissions, trustNeeds, untrusted, type Permissi
 import { createPlain } from './plain.ts';
 import { forceTodo, registerPlanningTools } from './planning.ts';
 import { loadRag, registerRagTools } from './rag.ts';
+import { distrustDotEnv } from './redact.ts';
 import { visible } from './screen-text.ts';
 import { Sessions } from './sessions.ts';
 import { registerShellTools } from './shell.ts';
@@ -25,7 +26,8 @@ import { trustFolder } from './trust.ts';
 import { UsageMeter } from './usage.ts';
 import { setForeignNotice } from './written.ts';
 
-const cfg = loadConfig();
+const loaded = loadConfig();
+let cfg = loaded.cfg;   // 信任问题答完才定下（settleDotEnv 返回新的一份）：Chat、面板每次都来取
 let permissions = loadPermissionsOrExit();
 // 启动顺序：配置 → 权限 → 记忆与知识库 → Chat → 技能 → MCP 配置 → 前端 → 信任 → 项目说明 → MCP 服务器（后台连接）。
 // 根目录来自权限、项目说明和 MCP 服务器都要等信任问题答完
@@ -38,7 +40,7 @@ try {
     process.exit(1);
 }
 let recall = '';   // Day 13：这一轮召回的记忆（turn 开头按用户原话更新），放进系统提示
-const chat = new Chat(cfg);
+const chat = new Chat(() => cfg);
 // 注册的先后就是工具在请求里、在 /help 里的顺序
 registerShellTools();
 registerFileTools();
@@ -64,7 +66,10 @@ const fullScreen = Boolean(process.stdin.isTTY && process.stdout.isTTY);
 const mcp = createMcp(fullScreen ? undefined : (name, line) => err('reasoning', `[mcp:${name}] ${line}`));
 const plain = fullScreen ? null : createPlain(queue, hooks);
 const ui: FrontEnd = plain ?? createFullScreen(queue, hooks, {
-    cfg, chat, sessions, usage, mcp,
+    chat, sessions, usage, mcp,
+    get cfg() {
+        return cfg;
+    },
     get instructions() {
         return instructions;   // Day 10：面板每帧都来取：项目说明要等信任问题答完才读
     },
@@ -198,8 +203,11 @@ function loadPermissionsOrExit(): PermissionConfig {
 async function askFolderTrust(): Promise<boolean> {
     setForeignNotice((line) => ui.print('system', line));   // Day 8：不是你的 Agent 写的状态文件（written.ts），在信任问题之前说
     const needs = [...mcp.trustNeeds, ...trustNeeds(permissions)];
-    const trusted = await trustFolder(needs, ui, queue);
-    for (const line of settleDotEnv(cfg, trusted)) ui.print('system', line);
+    const trusted = await trustFolder(needs, loaded.dotEnv, ui, queue);
+    const settled = settleDotEnv(cfg, loaded.dotEnv, trusted);
+    cfg = settled.cfg;
+    if (!trusted) distrustDotEnv(cfg.apiKey);   // 它的 .env 也不再是密钥的来源（redact.ts）
+    for (const line of settled.lines) ui.print('system', line);
     if (trusted) return true;
     ui.print('system', '未信任此文件夹：项目的 MCP 服务器不启动，根目录仍是本文件夹，项目的 allow 规则不生效（deny 规则照常）');
     return false;

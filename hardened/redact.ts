@@ -1,7 +1,9 @@
 // Day 8：密钥脱敏。发给模型、写进文件和追踪的文字里，密钥被替换成 [REDACTED:NAME]。确认提示不脱敏（见分隔线下的 withSecretNote、nameOwnSecrets）。
 // 调用方必须先脱敏整段文字、再分页或截断：切在密钥中间的半截，这里就认不出来了。
 import fs from 'node:fs';
-import { dotEnvDistrusted, dotEnvSecrets, realEnv } from './config.ts';
+import { parseEnv } from 'node:util';
+import { realEnv } from './config.ts';
+import { CONFIG_CAP, readRegularFile } from './regular-file.ts';
 
 // 名字像密钥的变量；AUTHOR（如 GIT_AUTHOR_NAME）不算。PASS、PWD 只认单独的一段（DB_PASS、MYSQL_PWD）：PWD、OLDPWD 是当前目录
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|(^|_)PASS(_|$)|_PWD(_|$)|(^|_)PAT(_|$)|(^|_)AUTH(?!OR)/i;
@@ -93,6 +95,27 @@ function knownSecrets(): Secrets {
     return known;
 }
 
+// Day 8：没有信任的文件夹，它的 .env 不是密钥的来源：克隆来的 .env 写上 NPM_TOKEN="x; touch X"，含这段文字的命令、输出
+// 就会被当成「你的密钥」换掉。信任问题答完之前照旧算（交给模型的文字多换掉几处不要紧；信任问题本身不用它，见 nameOwnSecrets）。
+// 不信任时只留下 Agent 自己在用的模型密钥（它可能正来自这个 .env）：它每次都发往模型服务，在哪里出现都是密钥
+let distrustedKey: string | null = null;
+
+/** 信任问题答了不信任（index.ts）：apiKey 是 Agent 在用的模型密钥。从下一次脱敏起重新收集，.env 里只算这一个。 */
+export function distrustDotEnv(apiKey: string): void {
+    distrustedKey = apiKey;
+    known = undefined;
+}
+
+// 收集密钥时用的 .env 变量；没有 .env、读不了（命名管道、设备、太大，启动时已经说过）时是空的
+function dotEnvSecrets(): NodeJS.Dict<string> {
+    if (distrustedKey !== null) return { OPENAI_API_KEY: distrustedKey };
+    try {
+        return parseEnv(readRegularFile('.env', CONFIG_CAP));
+    } catch {
+        return {};
+    }
+}
+
 let dotEnvStamp: string | undefined;
 let stampChecked = false;
 
@@ -105,7 +128,7 @@ function dotEnvChanged(): boolean {
     stampChecked = true;
     queueMicrotask(() => (stampChecked = false));
     const st = fs.statSync('.env', { throwIfNoEntry: false });
-    const stamp = (st ? `${st.mtimeMs}:${st.ctimeMs}:${st.size}:${st.ino}` : '') + (dotEnvDistrusted() ? ':不信任' : '');
+    const stamp = st ? `${st.mtimeMs}:${st.ctimeMs}:${st.size}:${st.ino}` : '';
     const changed = dotEnvStamp !== undefined && stamp !== dotEnvStamp;
     dotEnvStamp = stamp;
     return changed;

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Color } from './color.ts';
-import { dotEnvNeeds } from './config.ts';
+import type { DotEnv } from './config.ts';
 import { EOF, isYes, type InputQueue } from './input.ts';
 import { isObject, type Json } from './json.ts';
 import { nameOwnSecrets } from './redact.ts';
@@ -46,12 +46,13 @@ export function quote(text: string): string {
 }
 
 /**
- * needs：项目配置（.geekagent/）里要信任才生效的设置，每项一行；.env 里要信任的设置在这里补上（都没有就直接算信任）。
+ * needs：项目配置（.geekagent/）里要信任才生效的设置，每项一行；dotEnv（config.ts 的 loadConfig 返回的）里要信任的设置
+ * 在这里补上（都没有就直接算信任）。
  * 记录里有这个文件夹、指纹也相同时不再问，直接用上次记下的回答；指纹以前答过 y 的，也直接算信任。
  * 记录文件坏了：原样保留、不覆盖，当作没有记录——照样问，但这次的回答记不住（说明原因）。
  */
-export async function trustFolder(needs: string[], ui: TrustUi, queue: InputQueue): Promise<boolean> {
-    const fromEnv = dotEnvLines();
+export async function trustFolder(needs: string[], dotEnv: DotEnv, ui: TrustUi, queue: InputQueue): Promise<boolean> {
+    const fromEnv = dotEnvLines(dotEnv);
     if (needs.length === 0 && fromEnv.length === 0) return true;
     const folder = currentFolder();
     const { records, fingerprint, problem } = loadRecords([...fromEnv, ...needs]);
@@ -108,11 +109,12 @@ function loadRecords(settings: string[]): { records: Json | null; fingerprint: s
     return { records: null, fingerprint, problem: `信任记录 ${TRUST_FILE} 已损坏，原样保留；${unremembered}${detail}` };
 }
 
-// .env 里要信任才生效的设置（config.ts 记下的），每项一行；会让程序运行别的代码的变量，下面多一行说它做什么
-function dotEnvLines(): string[] {
-    const { address, vars } = dotEnvNeeds();
+// .env 里要信任才生效的设置（config.ts 的 DotEnv），每项一行，变量带上它交给程序的值；会让程序运行别的代码的变量，下面多一行说它做什么
+function dotEnvLines({ address, vars }: DotEnv): string[] {
     const lines = address ? [`模型地址设为 ${quote(address)}（密钥会发到那里）`] : [];
-    for (const [name, value] of vars) lines.push(trustItem(`环境变量 ${quoteEnv(name, value)} 交给 Agent 启动的每个程序（命令、MCP 服务器……）`, [name]));
+    for (const name of vars) {
+        lines.push(trustItem(`环境变量 ${quoteEnv(name, process.env[name] ?? '')} 交给 Agent 启动的每个程序（命令、MCP 服务器……）`, [name]));
+    }
     return lines;
 }
 
