@@ -10,7 +10,7 @@ import { ROOT } from './stages.ts';
 const DAY_TESTS: Record<number, string[]> = {
     1: ['stages/lessons.test.ts', 'stages/chat.test.ts', 'stages/chat-errors.test.ts', 'stages/entry.test.ts', 'stages/sse-fixtures.test.ts', 'stages/screen.test.ts', 'stages/prompts-bidi.test.ts', 'stages/envtrust-dotenv.test.ts', 'stages/envtrust-pipe.test.ts', 'stages/trace.test.ts', 'stages/clean-trace-fifo.test.ts', 'stages/order-stderr.test.ts', 'stages/order-nokey.test.ts', 'stages/order-typeahead.test.ts', 'stages/faithful.test.ts', 'stages/hostile-files.test.ts'],
     2: ['stages/lessons.test.ts', 'stages/tools.test.ts', 'stages/sse-fixtures.test.ts'],
-    3: ['stages/lessons.test.ts', 'stages/tools.test.ts', 'stages/cancel.test.ts', 'stages/life.test.ts', 'stages/hostile-setsid.test.ts', 'stages/prompts-long.test.ts', 'stages/tty-cancel.test.ts', 'stages/tty-answer.test.ts'],
+    3: ['stages/lessons.test.ts', 'stages/lessons-tty.test.ts', 'stages/tools.test.ts', 'stages/cancel.test.ts', 'stages/life.test.ts', 'stages/hostile-setsid.test.ts', 'stages/prompts-long.test.ts', 'stages/tty-cancel.test.ts', 'stages/tty-answer.test.ts'],
     4: ['stages/tools.test.ts', 'units/day04-units.test.ts', 'stages/hostile-glob.test.ts', 'stages/hostile-files.test.ts'],
     5: ['stages/compaction.test.ts'],
     6: ['stages/sessions.test.ts', 'stages/state.test.ts', 'stages/faithful.test.ts'],
