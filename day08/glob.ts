@@ -5,8 +5,8 @@ import fs from 'node:fs';
 export const GLOB_LIMIT = 200;   // 最多返回这么多个：再多就该让模型缩小模式
 
 /** 匹配的文件（相对当前目录），最多 GLOB_LIMIT 个，按名字排序。 */
-// Day 8：从权限的根目录往下走（缺省是当前目录），找到的路径相对根目录
-export function glob(pattern: string, root = '.'): string[] {
+// Day 8：从权限的根目录往下走，找到的路径相对根目录
+export function glob(pattern: string, root: string): string[] {
     const re = toRegExp(pattern.replace(/^\.\//, ''));
     const found: string[] = [];
     const walk = (dir: string) => {
