@@ -7,7 +7,7 @@ import { openRegularFile } from './regular-file.ts';
 import { applyHunks, diff, type Hunk } from './diff.ts';
 import { glob, GLOB_LIMIT } from './glob.ts';
 import { authorize, permissionRoot, safeGlob, safePath } from './permissions.ts';
-import { redactFileContent, safeCut } from './redact.ts';
+import { holdsSecrets, redactFileContent, safeCut } from './redact.ts';
 import { MAX_OUTPUT_CHARS, registerTool, stringArg } from './tools.ts';
 import { backup } from './undo.ts';
 
@@ -15,7 +15,8 @@ const schema = (properties: Record<string, unknown>, required: string[]) =>
     ({ type: 'object', properties, required, additionalProperties: false });
 
 /**
- * write 和 patch 共用的写入流程：读旧内容 → 相同就直接成功 → 显示 diff 并确认 → 备份旧内容供 /undo → 建目录、写入。
+ * write 和 patch 共用的写入流程：读旧内容 → 相同就不问、说没有写入 → 显示 diff 并确认 → 备份旧内容供 /undo → 建目录、写入。
+ * 含密钥的文件改不成、内容相同时也先问（tellAfterAsking）。
  * Day 8：文件原来不存在时旧内容是 null（撤销时删除文件），和空文件 "" 区分开。
  */
 async function writeWithConfirm(tool: string, file: string, next: (old: string) => string, done: string, cancelled: string): Promise<string> {
@@ -26,8 +27,15 @@ async function writeWithConfirm(tool: string, file: string, next: (old: string) 
     } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
     }
-    const content = next(old ?? '');
-    if (content === old) return done;
+    const secret = old !== null && holdsSecrets(old);
+    let content: string;
+    try {
+        content = next(old ?? '');
+    } catch (e) {
+        if (secret) return tellAfterAsking(tool, file, abs, e as Error, cancelled);
+        throw e;
+    }
+    if (content === old) return secret ? tellAfterAsking(tool, file, abs, null, cancelled) : unchanged(file);
     if (!(await authorize(tool, `\n${diff(old ?? '', content)}\n确认写入 ${abs}？${ownConfigNote(abs)}`))) return cancelled;
     backup(abs, old);
     fs.mkdirSync(path.dirname(abs), { recursive: true });
@@ -131,7 +139,23 @@ export function registerFileTools(): void {
     });
 }
 
-// —— 加固：长文件分页、只读要返回的那一页、不读不写特殊文件、写 Agent 自己的配置时说一声 ——
+// —— 加固：含密钥的文件不当神谕、长文件分页、只读要返回的那一页、不读不写特殊文件、写 Agent 自己的配置时说一声 ——
+
+/**
+ * 含密钥的文件（holdsSecrets）改不成、或者新内容和现在的相同：这个结果是从文件内容算出来的，问过才告诉模型。不问就说的话，
+ * old == new 的 patch 猜对一行 .env 答「相同」、猜错答「没有找到片段」，几百次调用就把密码一位位猜出来；write 原样的内容
+ * 答「没有写入」，就是整个文件猜得对不对的神谕。问题里说出结果（内容相同、哪个片段没找到）；不同意时模型收到的和拒绝一次真正的
+ * 修改一字不差。别的文件照旧不问、直接说为什么没改成（第 4 天）
+ */
+async function tellAfterAsking(tool: string, file: string, abs: string, failure: Error | null, cancelled: string): Promise<string> {
+    const what = failure ? `这次改不成：${failure.message}` : '新内容和现在的内容相同，不会改动';
+    const prompt = `\n${abs} 里有密钥，${what}。\n这个结果是从文件内容算出来的，不同意时模型只收到「${cancelled}」。告诉模型这个结果？`;
+    if (!(await authorize(tool, prompt))) return cancelled;
+    if (failure) throw failure;
+    return unchanged(file);
+}
+
+const unchanged = (file: string) => `${file} 的内容本来就是这样，没有写入`;
 
 /**
  * read 的一页：从 offset 起最多 MAX_OUTPUT_CHARS 个字符，说明总长和下一页从哪里继续。只读到这一页的末尾（一次 64 KiB，

@@ -8,7 +8,7 @@ import { checkUrl, fetchText, FETCH_TIMEOUT_MS, formatFetchResult } from './web.
 export function registerLookupTools(): void {
     registerTool({
         name: 'search',
-        description: '在项目里按关键字搜索文本（不区分大小写），返回 路径:行号: 内容，最多 50 条',
+        description: '在项目里按关键字搜索文本（不区分大小写），返回 路径:行号: 内容，最多 50 条；含密钥的文件（.env 这类）不搜',
         parameters: {
             type: 'object',
             properties: {

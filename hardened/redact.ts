@@ -159,6 +159,14 @@ export function redactFileContent(text: string): string {
 }
 
 /**
+ * 含密钥的文件：交给模型之前脱敏会改动它（像 .env 的密钥行、你的密钥值、认得出格式的密钥）。从它的内容算出来的回答
+ * （片段找到没有、新内容和原来的一样不一样、搜索命中没有）都是猜密钥的神谕：patch / write 先问（files.ts），search 不搜它（search.ts）
+ */
+export function holdsSecrets(text: string): boolean {
+    return redactFileContent(text) !== text;
+}
+
+/**
  * 边读边脱敏（read 只读要返回的那一页）：还在往下读的文字里，前面哪一段可以先脱敏、交出去。切点离末尾留出比最长密钥
  * 还长的余量，尽量切在换行处（逐行的规则看得到整行），其次空白处（令牌里没有空白），不切在私钥块里（BEGIN 之后还没有 END）。
  * 返回切点，0 表示先再读一些。余量里既没有换行也没有空白的长串只好硬切：那么长的一串不会是密钥

@@ -3,7 +3,7 @@
 // 为什么同步：整棵树一次扫完，同步读文件比成千上万个 Promise 快得多；代价是扫描期间界面不刷新。
 import fs from 'node:fs';
 import path from 'node:path';
-import { redactFileContent } from './redact.ts';
+import { holdsSecrets, redactFileContent } from './redact.ts';
 
 export const MAX_HITS = 50;
 
@@ -15,7 +15,7 @@ export function searchFiles(root: string, sub: string, pattern: string): string 
     if (!pattern) return '缺少参数：pattern';
     try {
         const { hits, more } = findMatches(root, sub, pattern);
-        if (hits.length === 0) return `没有找到 "${pattern}" 的匹配` + (sub ? `（在 ${sub} 下）` : '');
+        if (hits.length === 0) return `没有找到 "${pattern}" 的匹配` + (sub ? `（在 ${sub} 下）` : '') + SKIPS_SECRETS;
         const lines = [`匹配 "${pattern}" 共 ${hits.length} 行：`, ...hits];
         if (more) lines.push(`…（已达上限 ${MAX_HITS} 行，还有更多匹配；请换更具体的关键词或缩小 path）`);
         return lines.join('\n');
@@ -40,7 +40,7 @@ export function findMatches(root: string, sub: string, pattern: string): { hits:
     const hits: string[] = [];
     for (const { full, rel } of entries) {
         const text = textIfWorthScanning(full, needle);   // 大文件、二进制、肯定不含关键词的文件得到 null
-        if (text === null) continue;
+        if (text === null || holdsSecrets(text)) continue;   // 含密钥的文件不搜，见 SKIPS_SECRETS
         const lines = text.split('\n');
         for (let i = 0; i < lines.length; i++) {
             if (!lines[i].toLowerCase().includes(needle)) continue;
@@ -64,7 +64,14 @@ function listFiles(dir: string, out: string[], isStart = false): void {
     }
 }
 
-// —— 加固：读不了的目录、大文件、二进制，以及唯一的快速路径 ——
+// —— 加固：含密钥的文件不搜、读不了的目录、大文件、二进制，以及唯一的快速路径 ——
+
+/**
+ * 含密钥的文件（holdsSecrets：.env 这类、有你的密钥值的）整个不搜：命中行脱敏了也没用，path: ".env" 时「命中 / 没有找到」本身
+ * 就在回答猜的前缀对不对。没有找到时总带着这一句，不管有没有跳过文件、跳过了几个：说「跳过了 N 个」的话，N 只数可能命中的文件，
+ * 又成了神谕；要数全部文件，每次搜索都得把每个文件脱敏一遍。要看这种文件用 read（密钥已脱敏）
+ */
+const SKIPS_SECRETS = '。含密钥的文件不搜，要看用 read（密钥会脱敏）';
 
 const MAX_FILE_BYTES = 1024 * 1024;   // 超过 1 MiB 的多半是数据或打包产物，跳过
 

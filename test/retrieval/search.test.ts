@@ -53,8 +53,8 @@ test('关键词本身的大小写不影响结果；中文、非 ASCII 字母也�
 test('限定子目录：路径仍相对根目录；没有结果时注明目录', () => {
     assert.deepEqual(findMatches(root, 'src', 'hello').hits, ["src/b.ts:1: const x = 'hello';", 'src/deep/c.md:2: 中文 Hello 世界']);
     assert.deepEqual(findMatches(root, path.join(root, 'src/deep'), 'hello').hits, ['src/deep/c.md:2: 中文 Hello 世界']);
-    assert.equal(searchFiles(root, 'src', 'nothing-here'), '没有找到 "nothing-here" 的匹配（在 src 下）');
-    assert.equal(searchFiles(root, '', 'nothing-here'), '没有找到 "nothing-here" 的匹配');
+    assert.equal(searchFiles(root, 'src', 'nothing-here'), '没有找到 "nothing-here" 的匹配（在 src 下）。含密钥的文件不搜，要看用 read（密钥会脱敏）');
+    assert.equal(searchFiles(root, '', 'nothing-here'), '没有找到 "nothing-here" 的匹配。含密钥的文件不搜，要看用 read（密钥会脱敏）');
     // 明确指定的点目录照样搜；指定单个文件也行
     assert.deepEqual(findMatches(root, '.hidden', 'hello').hits, ['.hidden/h.txt:1: hello']);
     assert.deepEqual(findMatches(root, 'a.txt', 'again').hits, ['a.txt:3: HELLO again']);
@@ -75,10 +75,18 @@ test('最多 50 行，还有更多时给出提示；恰好 50 行不提示', () 
 test('缺少参数与出错', () => {
     assert.equal(searchFiles(root, '', ''), '缺少参数：pattern');
     assert.match(searchFiles(root, 'no-such-dir', 'x'), /^搜索失败：.*ENOENT/);
-    assert.equal(searchFiles(root, '', 'a\nb'), '没有找到 "a\nb" 的匹配');
+    assert.equal(searchFiles(root, '', 'a\nb'), '没有找到 "a\nb" 的匹配。含密钥的文件不搜，要看用 read（密钥会脱敏）');
 });
 
 test('行号：只在命中行之前数换行，同一行多次命中只报一次', () => {
     put('lines/n.txt', 'x\n\n\nab ab AB\n\nlast ab');
     assert.deepEqual(findMatches(root, 'lines', 'ab').hits, ['lines/n.txt:4: ab ab AB', 'lines/n.txt:6: last ab']);
+});
+
+test('含密钥的文件（脱敏会改动的）整个不搜：猜对的前缀和猜错的一样没有命中，别的文件照搜', () => {
+    put('conf/app.env', 'DB_HOST=db.internal\nDB_PASSWORD=Hq7zLw2Rt9\n');
+    put('conf/notes.txt', 'DB_PASSWORD 从 app.env 里读\n');
+    assert.deepEqual(findMatches(root, 'conf', 'DB_PASSWORD=Hq7').hits, []);
+    assert.deepEqual(findMatches(root, 'conf/app.env', 'DB_HOST').hits, [], '整个文件都不搜，不只是密钥那一行');
+    assert.deepEqual(findMatches(root, 'conf', 'db_password').hits, ['conf/notes.txt:1: DB_PASSWORD 从 app.env 里读']);
 });

@@ -150,8 +150,8 @@ for (const stage of HARDENED_ONLY) {
 }
 
 for (const stage of HARDENED_ONLY) {
-    describe(`${stage}: search、rag_add 也逐行脱敏`, () => {
-        test('search 的命中行、收录的本地文件里没有旧密钥', async () => {
+    describe(`${stage}: 像 .env 的文件：search 不搜，rag_add 逐行脱敏`, () => {
+        test('search 整个不搜这个文件（命中本身就回答了猜的对不对），收录的本地文件里没有旧密钥', async () => {
             const cwd = workdir({ 'deploy.env': OLD_ENV });
             const r = await runAgent(stage, { cwd, input: ['找找看', 'y', '/rag'], replies: [
                 tools(call('s', 'search', { pattern: 'hunter' }), call('add', 'rag_add', { source: 'deploy.env' })),
@@ -159,7 +159,7 @@ for (const stage of HARDENED_ONLY) {
                 text('找完了'),
             ] });
             assert.equal(r.code, 0, r.stderr);
-            assert.match(r.results.s, /^匹配 "hunter" 共 3 行：\ndeploy\.env:1: # DB_PASSWORD=\[REDACTED:DB_PASSWORD\]\n/);
+            assert.equal(r.results.s, '没有找到 "hunter" 的匹配。含密钥的文件不搜，要看用 read（密钥会脱敏）');
             assert.match(r.results.add, /已加入知识库/);
             assert.match(r.results.q, /DEPLOY_TOKEN=\[REDACTED:DEPLOY_TOKEN\]/);
             assert.doesNotMatch(JSON.stringify(r.requests.map((q) => q.body)), OLD_VALUES);

@@ -231,7 +231,7 @@ for (const stage of HARDENED_ONLY) {
             ].join('\n'));
             assert.equal(sub, '匹配 "needle" 共 1 行：\nsrc/deep/nested/util.ts:2:   needle in nested');
             assert.match(outside, /路径越界：\.\.\//);
-            assert.equal(none, '没有找到 "zzz-none" 的匹配（在 src 下）');
+            assert.equal(none, '没有找到 "zzz-none" 的匹配（在 src 下）。含密钥的文件不搜，要看用 read（密钥会脱敏）');
             assert.doesNotMatch(r.stdout, /\[y\/N\]/, 'search 默认放行，不询问');
         });
 

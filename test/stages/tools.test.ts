@@ -236,7 +236,7 @@ for (const stage of HARDENED_ONLY) {
             assert.match(toolMessages(no.requests[1].body)[0].content, /取消|拒绝/);
         });
 
-        test('write：内容没变就不问，直接成功', async () => {
+        test('write：内容没变就不问，说没有写入', async () => {
             const cwd = workdir({ 'same.txt': 'same\n' });
             const r = await runAgent(stage, { cwd, input: ['写文件'], replies: [
                 tools(call('call_w', 'write', { path: 'same.txt', content: 'same\n' })),
@@ -244,7 +244,7 @@ for (const stage of HARDENED_ONLY) {
             ] });
             assert.equal(r.code, 0, r.stderr);
             assert.doesNotMatch(r.stdout, /\[y\/N\]/);
-            assert.match(toolMessages(r.requests[1].body)[0].content, /^已写入 same\.txt$/);
+            assert.match(toolMessages(r.requests[1].body)[0].content, /^same\.txt 的内容本来就是这样，没有写入$/);
         });
 
         test('patch：diff 带上下文行，同意后按顺序替换；片段找不到时不问也不改', async () => {
