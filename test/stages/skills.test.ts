@@ -1,5 +1,5 @@
 // Day 11 的技能：/skills、/use、/unuse；白名单决定发给模型的工具列表，执行时也强制检查（D7）；
-// code-review 自带的 git_diff。经真实入口、管道输入、假 OpenAI 服务验证；只在加固版上跑。
+// code-review 自带的 git_diff（它不运行文件夹选的程序：见 hostile-git.test.ts）。经真实入口、管道输入、假 OpenAI 服务验证；只在加固版上跑。
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -123,29 +123,6 @@ for (const stage of HARDENED_ONLY) {
             assert.equal(r.code, 0, r.stderr);
             assert.equal(toolResults(r.requests[1].body).call_clean, '（没有未提交的改动）');
             assert.equal(toolResults(r.requests[3].body).call_no, '权限拒绝：不允许使用工具 git_diff');
-        });
-
-        test('git_diff 不运行文件夹 .git/config 里的程序（fsmonitor、外部 diff、textconv、clean 过滤器、钩子），照样返回改动', async () => {
-            const cwd = gitRepo();
-            // 每个程序都留下一个记号文件；过滤器和 textconv 原样输出，diff 照常
-            const evil = path.join(cwd, 'evil.sh');
-            fs.writeFileSync(evil, '#!/bin/sh\necho "$0" >> "$(dirname "$0")/MARKER"\ncat\n', { mode: 0o755 });
-            fs.writeFileSync(path.join(cwd, '.gitattributes'), '*.txt filter=x diff=y\n');
-            fs.mkdirSync(path.join(cwd, 'hooks'));
-            fs.copyFileSync(evil, path.join(cwd, 'hooks', 'post-index-change'));
-            for (const [key, value] of [['core.fsmonitor', evil], ['diff.external', evil], ['diff.y.textconv', evil],
-                ['filter.x.clean', evil], ['filter.x.required', 'true'], ['core.hooksPath', path.join(cwd, 'hooks')], ['core.pager', evil]]) {
-                execFileSync('git', ['config', key, value], { cwd });
-            }
-            const r = await runAgent(stage, { cwd, input: ['/use code-review', '审查', 'y'], env: gitCeiling(cwd), replies: [
-                tools(call('call_diff', 'git_diff')),
-                text('看完了。'),
-            ] });
-            assert.equal(r.code, 0, r.stderr);
-            assert.ok(!fs.existsSync(path.join(cwd, 'MARKER')), `不该运行仓库配置的程序：${fs.existsSync(path.join(cwd, 'MARKER')) && fs.readFileSync(path.join(cwd, 'MARKER'), 'utf8')}`);
-            const result = toolResults(r.requests[1].body).call_diff;
-            assert.match(result, /^1 个文件有改动：a\.txt\n/);
-            assert.match(result, /^\+new line$/m);
         });
 
         test('权限文件里写了 git_diff: deny：以文件为准，不问直接拒绝', async () => {

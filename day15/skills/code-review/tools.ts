@@ -10,14 +10,14 @@ export const tools: Tool[] = [{
 }];
 
 // 「只看」的 git diff 也会照仓库的 .git/config 运行程序：core.fsmonitor、diff.external、diff.<驱动>.textconv、
-// filter.<驱动>.clean / process（.gitattributes 选驱动）、分页器，刷新索引时还有钩子。.git/ 随文件夹而来（解压的压缩包、
-// 别人给的目录），所以都在命令行上关掉：命令行的 -c 优先于仓库的配置。只管这里列出的设置，git 以后新加的同类设置要再补上
+// filter.<驱动>.clean / process（.gitattributes 选驱动）、分页器，刷新索引时还有钩子；子模块里照子模块自己的配置再来一遍。.git/ 随
+// 文件夹而来（解压的压缩包、别人给的目录），所以都在命令行上关掉（-c 优先于仓库的配置），子模块不进去看。git 以后新加的同类设置要再补上
 const NO_PROGRAMS = [
     '--no-pager', '-c', 'core.fsmonitor=false', '-c', 'diff.external=', '-c', 'core.pager=cat', '-c', 'core.hooksPath=/dev/null',
 ];
 
 function gitDiff(signal: AbortSignal): Promise<string> {
-    const args = [...NO_PROGRAMS, ...filtersOff(), 'diff', 'HEAD', '--no-ext-diff', '--no-textconv'];
+    const args = [...NO_PROGRAMS, ...filtersOff(), 'diff', 'HEAD', '--no-ext-diff', '--no-textconv', '--ignore-submodules'];
     return new Promise((resolve) => {
         // 10 秒、1 MiB：超了就报错；交给模型的照旧只有开头 2000 个字符（execTool 先脱敏再截断），所以开头先列出文件
         execFile('git', args, { signal, timeout: 10_000, maxBuffer: 1024 * 1024 }, (error, stdout, stderr) => {
