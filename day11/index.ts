@@ -77,8 +77,8 @@ ui.print('system', '这是教学版，只有章节里讲到的东西；日常使
 ui.print('system', `模型：${cfg.model}　密钥发往 ${keyHost(cfg)}　输入 /help 查看命令`);
 if (!cfg.apiKey) ui.print('error', MISSING_KEY);
 
-// Day 8：文件夹自己的配置要放宽权限、要把 .env 的变量交给程序时，先问一次信任；答 y 之前一样都不生效
-if (await trustFolder(relaxations(rules), confirm, (text) => ui.print('error', text))) usePermissions(rules);
+// Day 8：文件夹自己的配置要放宽权限、要替密钥选地址、要把 .env 的变量交给程序时，先问一次信任；答 y 之前一样都不生效
+if (await trustFolder(relaxations(rules), cfg, confirm, (text) => ui.print('error', text))) usePermissions(rules);
 else {
     usePermissions(untrusted(rules));
     ui.print('system', '没有信任这个文件夹：根目录就是这个文件夹，它的 allow 规则不生效（deny 照常），.env 的变量不交给程序');

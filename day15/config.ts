@@ -9,7 +9,7 @@ export interface Config {
     model: string;
 }
 
-const DEFAULT_BASE_URL = 'https://api.deepseek.com';
+export const DEFAULT_BASE_URL = 'https://api.deepseek.com';
 
 export const MISSING_KEY = '缺少 OPENAI_API_KEY：把 .env.example 复制为 .env 并填上密钥（或设为环境变量）；'
     + '没有密钥可以先 npm run model 自己当模型';
@@ -48,8 +48,11 @@ function readDotEnv(): NodeJS.Dict<string> {
     }
 }
 
-/** 密钥发往的主机，横幅里显示：每次启动都看得见密钥去哪。按 URL 解析，国际化域名显示成 punycode，看得出 аpple.com 不是 apple.com。 */
-export function keyHost(cfg: Config): string {
+/**
+ * 密钥发往的主机，横幅里显示：每次启动都看得见密钥去哪（write 要改 .env 里的地址时，问题里也用它）。
+ * 按 URL 解析，国际化域名显示成 punycode，看得出 аpple.com 不是 apple.com。
+ */
+export function keyHost(cfg: Pick<Config, 'baseUrl'>): string {
     try {
         return new URL(cfg.baseUrl).host;
     } catch {

@@ -1,6 +1,8 @@
 // Day 4：文件工具 ls / read / glob / write / patch。路径都相对权限的根目录（第 8 天起；缺省就是当前目录），出不了根目录。
 import fs from 'node:fs';
 import path from 'node:path';
+import { parseEnv } from 'node:util';
+import { DEFAULT_BASE_URL, keyHost } from './config.ts';
 import { diff } from './diff.ts';
 import { glob, GLOB_LIMIT } from './glob.ts';
 import { permissionRoot, safePath } from './permissions.ts';   // Day 8：目录隔离
@@ -86,11 +88,23 @@ async function writeWithConfirm(file: string, next: (old: string) => string): Pr
     const content = next(old);
     if (exists && content === old) return `${file} 的内容本来就是这样，没有写入`;
     // diff 一行也不截：答 y 之前，要改的每一行都看得到
-    if (!(await confirm(`${diff(old, content)}\n确认写入 ${abs}？`))) return '已取消写入';
+    if (!(await confirm(`${diff(old, content)}\n确认写入 ${abs}？${keyNote(abs, old, content)}`))) return '已取消写入';
     backup(abs, exists ? old : null);   // Day 8：先记下旧内容，/undo 用
     fs.mkdirSync(path.dirname(abs), { recursive: true });
     fs.writeFileSync(abs, content);
     return `已写入 ${file}`;
+}
+
+/**
+ * 要写的是启动时读的那个 .env（config.ts），又改了 OPENAI_BASE_URL：问题里说出密钥的新去处。diff 里一行地址看着不起眼，
+ * 答了 y，下次启动密钥和每条消息就发往那里（第 8 天起信任问题会再问一次）。经符号链接写过去也认得出。
+ * 局限：真实环境变量优先时（第 1 天的规则）这一行其实不生效，照样提醒。
+ */
+function keyNote(abs: string, old: string, content: string): string {
+    const real = (p: string) => (fs.existsSync(p) ? fs.realpathSync(p) : p);
+    const url = (text: string) => parseEnv(text).OPENAI_BASE_URL || DEFAULT_BASE_URL;
+    if (real(abs) !== real(path.resolve('.env')) || url(old) === url(content)) return '';
+    return `（密钥将发往 ${keyHost({ baseUrl: url(content) })}，下次启动生效）`;
 }
 
 /** patch 的规则：每个 old 必须恰好出现一次，否则一个字都不改，原因交给模型（它会把 old 写长一点再试）。几个 hunk 依次作用。 */

@@ -88,9 +88,9 @@ ui.print('system', '这是教学版，只有章节里讲到的东西；日常使
 ui.print('system', `模型：${cfg.model}　密钥发往 ${keyHost(cfg)}　输入 /help 查看命令`);
 if (!cfg.apiKey) ui.print('error', MISSING_KEY);
 
-// Day 8：文件夹自己的配置要放宽权限、要把 .env 的变量交给程序时，先问一次信任；答 y 之前一样都不生效
+// Day 8：文件夹自己的配置要放宽权限、要替密钥选地址、要把 .env 的变量交给程序时，先问一次信任；答 y 之前一样都不生效
 // Day 15：mcp.json 要启动的服务器也在这个问题里；答 y 之后才启动
-if (await trustFolder([...mcpTrustItems(mcpConfig), ...relaxations(rules)], confirm, (text) => ui.print('error', text))) {
+if (await trustFolder([...mcpTrustItems(mcpConfig), ...relaxations(rules)], cfg, confirm, (text) => ui.print('error', text))) {
     usePermissions(rules);
     for (const line of await startMcp(mcpConfig)) ui.print('error', line);
 } else {

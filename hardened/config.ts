@@ -5,7 +5,7 @@ import { parseEnv } from 'node:util';
 import { CONFIG_CAP, readRegularFile } from './regular-file.ts';
 
 export type Config = { baseUrl: string; apiKey: string; model: string };
-const DEFAULT_BASE_URL = 'https://api.deepseek.com';   // 没写 OPENAI_BASE_URL 时用 DeepSeek
+export const DEFAULT_BASE_URL = 'https://api.deepseek.com';   // 没写 OPENAI_BASE_URL 时用 DeepSeek
 
 /** 配置，和 .env 里要等信任问题回答的设置（dotEnv：trust.ts 列进问题，settleDotEnv 按回答处理）。 */
 export function loadConfig(): { cfg: Config; dotEnv: DotEnv } {
@@ -39,7 +39,7 @@ export function missingKey(): string {
 // Day 8：.env 和 .geekagent/ 一样是文件夹自己的配置，要先信任文件夹（trust.ts 在信任问题里列出 DotEnv 的两样）。
 // 别的变量也先放进 process.env（.geekagent/mcp.json 里的 ${…} 要用它们），名字记在 vars 里：不信任这个文件夹时，在启动任何程序
 // 之前收回（settleDotEnv），run_shell 的命令和 MCP 服务器就拿不到 NODE_OPTIONS、LD_PRELOAD、PYTHONPATH、GIT_* 这类
-// 会让它们执行仓库里代码的变量。密钥来自环境变量时 .env 写的模型地址，也记在 address 里等回答（没有就是空的）
+// 会让它们执行仓库里代码的变量。.env 写的模型地址（密钥的去处）也记在 address 里等回答（没有就是空的）
 export type DotEnv = { readonly address: string; readonly vars: readonly string[] };
 
 function exportable(name: string): boolean {
@@ -47,21 +47,21 @@ function exportable(name: string): boolean {
 }
 
 /**
- * 密钥和它发往的地址来自同一处：都来自真实环境，或者都来自同一个 .env。.env 写了 OPENAI_BASE_URL、密钥却来自环境变量时，
- * 这个地址不用——否则一个克隆来的仓库只要放一行 OPENAI_BASE_URL=http://别人的服务器/v1，就能收走你的密钥和每一条消息。
- * 写的就是默认地址时没有差别，不提示。限制：密钥和地址都写在同一个 .env 里时照用（那是这个 .env 自己的密钥），
- * 有人改了其中的地址，下次启动横幅里「密钥发往」会显示新的主机。
- * Day 8：这个地址先不用，作为 address 返回，在文件夹信任问题里问；答 y 才改用它（settleDotEnv）。
+ * 密钥发往哪里，文件夹里的 .env 不能替你定。.env 写了 OPENAI_BASE_URL（真实环境里又没有）时，这个地址先不用——否则一个克隆来的仓库
+ * 只要放一行 OPENAI_BASE_URL=http://别人的服务器/v1，就能收走你环境里的密钥和每一条消息；密钥和地址写在同一个 .env 里也一样：
+ * 模型一次答了 y 的 write 改掉其中的地址，下次启动密钥就发往新的主机。写的就是默认地址时没有差别，不问。
+ * Day 8：这个地址作为 address 返回，在文件夹信任问题里问，也算进信任记录的指纹：地址一变就再问；答 y 才改用它（settleDotEnv）。
  */
 function keyStaysWithAddress(cfg: Config, file: NodeJS.Dict<string>): { cfg: Config; address: string } {
     const address = (file.OPENAI_BASE_URL ?? '').replace(/\/+$/, '');
-    if (!address || address === DEFAULT_BASE_URL || process.env.OPENAI_BASE_URL || !process.env.OPENAI_API_KEY) return { cfg, address: '' };
+    if (!address || address === DEFAULT_BASE_URL || process.env.OPENAI_BASE_URL) return { cfg, address: '' };
     return { cfg: { ...cfg, baseUrl: DEFAULT_BASE_URL }, address };
 }
 
 /**
  * Day 8：信任问题答完：信任就改用 .env 的地址（返回新的配置，传进来的那份不改）；不信任就收回 .env 的变量。
  * lines 是要告诉用户的行。不信任时调用方还要告诉 redact.ts 这个 .env 不再是密钥的来源（distrustDotEnv）。
+ * 不信任、密钥又和地址写在同一个 .env 里（真实环境里没有密钥）：这把密钥是配那个地址的，不发往默认地址，这次不用。
  */
 export function settleDotEnv(cfg: Config, dotEnv: DotEnv, trusted: boolean): { cfg: Config; lines: string[] } {
     const lines: string[] = [];
@@ -69,6 +69,9 @@ export function settleDotEnv(cfg: Config, dotEnv: DotEnv, trusted: boolean): { c
     if (address && trusted) {
         cfg = { ...cfg, baseUrl: address };
         lines.push(`模型地址改用 .env 里的 ${shown(address)}：密钥发往 ${keyHost(cfg)}`);
+    } else if (address && !process.env.OPENAI_API_KEY && cfg.apiKey) {
+        cfg = { ...cfg, apiKey: '' };
+        lines.push(`.env 里的模型地址 ${shown(address)} 没有使用（没有信任这个文件夹）：和它写在一起的密钥也不用，这次不向模型发请求`);
     } else if (address) {
         lines.push(`.env 里的模型地址 ${shown(address)} 没有使用（没有信任这个文件夹）：密钥仍发往 ${keyHost(cfg)}`);
     }
@@ -79,8 +82,8 @@ export function settleDotEnv(cfg: Config, dotEnv: DotEnv, trusted: boolean): { c
     return { cfg, lines };
 }
 
-/** 密钥发往的主机（横幅里显示）：按 URL 解析，国际化域名显示成 punycode（看得出 аpple.com 不是 apple.com）。 */
-export function keyHost(cfg: Config): string {
+/** 密钥发往的主机（横幅里显示；write 改 .env 里的地址时，问题里也用它）：按 URL 解析，国际化域名显示成 punycode（看得出 аpple.com 不是 apple.com）。 */
+export function keyHost(cfg: Pick<Config, 'baseUrl'>): string {
     try {
         return new URL(cfg.baseUrl).host || shown(cfg.baseUrl);
     } catch {

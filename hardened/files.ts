@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
+import { parseEnv } from 'node:util';
+import { DEFAULT_BASE_URL, keyHost } from './config.ts';
 import { openRegularFile } from './regular-file.ts';
 import { applyHunks, diff, type Hunk } from './diff.ts';
 import { glob, GLOB_LIMIT } from './glob.ts';
@@ -36,7 +38,8 @@ async function writeWithConfirm(tool: string, file: string, next: (old: string) 
         throw e;
     }
     if (content === old) return secret ? tellAfterAsking(tool, file, abs, null, cancelled) : unchanged(file);
-    if (!(await authorize(tool, `\n${diff(old ?? '', content)}\n确认写入 ${abs}？${ownConfigNote(abs)}`))) return cancelled;
+    const question = `\n${diff(old ?? '', content)}\n确认写入 ${abs}？${ownConfigNote(abs)}${keyNote(abs, old ?? '', content)}`;
+    if (!(await authorize(tool, question))) return cancelled;
     backup(abs, old);
     fs.mkdirSync(path.dirname(abs), { recursive: true });
     fs.writeFileSync(abs, content, 'utf8');
@@ -229,6 +232,14 @@ function ownConfigNote(file: string): string {
     const dirs = [path.join(here, '.geekagent'), path.join(realPath(os.homedir()), '.geekagent')];
     const own = target === path.join(here, '.env') || dirs.some((dir) => target.startsWith(dir + path.sep));
     return own ? '（这是 Agent 自己的配置，下次启动生效）' : '';
+}
+
+// 写的是当前文件夹的 .env、又改了 OPENAI_BASE_URL：问题里说出密钥的新去处（经符号链接写过去也认得出）。一行地址在 diff 里不起眼，
+// 答了 y，下次启动密钥和每条消息就发往那里；那时信任问题还会再问一次（地址算在 trust.ts 的指纹里）。真实环境变量优先时它不生效，照样提醒
+function keyNote(file: string, old: string, content: string): string {
+    const url = (text: string) => parseEnv(text).OPENAI_BASE_URL || DEFAULT_BASE_URL;
+    if (realPath(file) !== path.join(realPath(process.cwd()), '.env') || url(old) === url(content)) return '';
+    return `（密钥将发往 ${keyHost({ baseUrl: url(content) })}，下次启动生效）`;
 }
 
 // 真实路径；还不存在的部分接在最近一级存在的目录的真实路径后面

@@ -206,7 +206,7 @@ async function askFolderTrust(): Promise<boolean> {
     const trusted = await trustFolder(needs, loaded.dotEnv, ui, queue);
     const settled = settleDotEnv(cfg, loaded.dotEnv, trusted);
     cfg = settled.cfg;
-    if (!trusted) distrustDotEnv(cfg.apiKey);   // 它的 .env 也不再是密钥的来源（redact.ts）
+    if (!trusted) distrustDotEnv(loaded.cfg.apiKey);   // 它的 .env 也不再是密钥的来源（redact.ts）；这次不用的密钥照样脱敏
     for (const line of settled.lines) ui.print('system', line);
     if (trusted) return true;
     ui.print('system', '未信任此文件夹：项目的 MCP 服务器不启动，根目录仍是本文件夹，项目的 allow 规则不生效（deny 规则照常）');

@@ -3,7 +3,7 @@
 // 记录里不存设置本身，也不存它们的普通哈希：.env 里常有 DB_PASSWORD=hunter2 这样的值，普通的 sha256 就是一台离线猜测机——
 // 拿到 trusted-folders.json 的人把常见的密码一个个代进去算、对一对，就知道了密码。HMAC 没有那串随机字节就算不出来；
 // 它存在 ~/.geekagent/trust-key 里，只有你自己能读写（0600），第一次要用时生成。
-// 算的是原值：改了 NODE_OPTIONS 里的一个字、换了 .env 里的一个密钥，指纹都会变，信任问题就再问一次。
+// 算的是原值：改了 NODE_OPTIONS 里的一个字、换了 .env 里的一个密钥、改了密钥发往的模型地址，指纹都会变，信任问题就再问一次。
 // 旧版记录里的指纹是（值脱敏之后的）普通 sha256，对不上任何 HMAC：更新到这一版之后，每个文件夹都会再问一次。
 import { createHmac, randomBytes } from 'node:crypto';
 import fs from 'node:fs';

@@ -68,7 +68,8 @@ for (const stage of HARDENED_ONLY) {
             // base URL 写在 .env 里，所以假服务要先起来
             const fake = await startFakeOpenAI();
             const cwd = workdir({ '.env': `OPENAI_API_KEY=sk-from-dotenv\nOPENAI_MODEL=from-dotenv\nOPENAI_BASE_URL=${fake.url}\n` });
-            const r = await runStage(stage, { input: ['hi'], cwd, env: { OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined, OPENAI_MODEL: 'from-env' } })
+            // .env 选的模型地址要先信任文件夹（第一行 y），密钥写在同一个 .env 里也一样
+            const r = await runStage(stage, { input: ['y', 'hi'], cwd, env: { OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined, OPENAI_MODEL: 'from-env' } })
                 .finally(() => fake.close());
             assert.equal(r.code, 0, r.stderr);
             assert.equal(fake.requests[0].headers.authorization, 'Bearer sk-from-dotenv');
