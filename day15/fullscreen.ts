@@ -33,6 +33,9 @@ export function createFullScreen(queue: InputQueue, hooks: Hooks, source: PanelS
         panel: () => panelLines(source, usage),
     });
     screen.start();
+    // 关掉终端窗口时 stdin 读到结尾（原始模式下 Ctrl+D 只是一个字节，读到结尾只会是终端没了）：和 Ctrl+D 一样走退出流程。
+    // 只等 SIGHUP 不够：stdin 一关，进程没事可做就自己结束了，等不到信号，对话也没保存
+    process.stdin.on('end', hooks.quit);
     let closed = false;
 
     return {

@@ -14,7 +14,7 @@ const DAY_TESTS: Record<number, string[]> = {
     4: ['stages/tools.test.ts', 'units/day04-units.test.ts', 'stages/hostile-glob.test.ts', 'stages/hostile-files.test.ts'],
     5: ['stages/compaction.test.ts'],
     6: ['stages/sessions.test.ts', 'stages/state.test.ts', 'stages/faithful.test.ts'],
-    7: ['units/day08-screen.test.ts', 'tui/tui.test.ts', 'tui/term.test.ts', 'tui/tmux.test.ts', 'tui/screen-tmux.test.ts', 'tui/prompts-tmux.test.ts'],
+    7: ['units/day08-screen.test.ts', 'tui/tui.test.ts', 'tui/term.test.ts', 'tui/tmux.test.ts', 'tui/screen-tmux.test.ts', 'tui/prompts-tmux.test.ts', 'tui/lessons-tmux.test.ts'],
     8: ['stages/safety.test.ts', 'stages/secrets.test.ts', 'stages/undo.test.ts', 'stages/trust.test.ts', 'stages/envtrust-answers.test.ts', 'stages/envtrust-write.test.ts', 'stages/clean-secrets.test.ts', 'stages/clean-state.test.ts', 'stages/prompts-secrets.test.ts', 'stages/hostile-folder.test.ts', 'stages/hostile-files.test.ts'],
     9: ['stages/planning.test.ts'],
     10: ['stages/memory.test.ts', 'stages/clean-instructions.test.ts', 'stages/hostile-folder.test.ts'],
