@@ -6,6 +6,7 @@ import { describe, test } from 'node:test';
 import { limiter } from '../../scripts/check/limit.ts';
 import { formatResult } from '../../scripts/check/format.ts';
 import { runChecks } from '../../scripts/check/report.ts';
+import { compiledCopy } from '../helpers/compiled.ts';
 import { REPO_ROOT } from '../helpers/run-stage.ts';
 import { CHECK_QUIET_MS } from '../helpers/wait.ts';
 
@@ -22,7 +23,7 @@ describe('第 9–15 天的检查', { concurrency: true }, () => {
     for (const [folder, day] of CASES) {
         const who = folder === SOLUTION ? '照章节写的最小第 15 天解答（没有确认、信任问题和加固）' : folder;
         test(`${who} 通过第 ${day} 天的每一项`, async () => {
-            const results = await limited(() => runChecks({ entry: path.join(REPO_ROOT, folder, 'index.ts'), days: [day], quietMs: CHECK_QUIET_MS, parallel: 2 }));
+            const results = await limited(() => runChecks({ entry: compiledCopy(path.join(REPO_ROOT, folder, 'index.ts')), days: [day], quietMs: CHECK_QUIET_MS, parallel: 2 }));
             assert.ok(results.length >= 2, `第 ${day} 天只有 ${results.length} 项检查`);
             assert.equal(results.filter((r) => !r.ok).map((r) => formatResult(r)).join('\n\n'), '');
         });

@@ -9,11 +9,12 @@ import { formatResult } from '../../scripts/check/format.ts';
 import { runLearner } from '../../scripts/check/harness.ts';
 import { exitCode, runChecks, type CheckResult } from '../../scripts/check/report.ts';
 import { Miss } from '../../scripts/check/types.ts';
+import { compiledCopy } from '../helpers/compiled.ts';
 import { CHECK_QUIET_MS } from '../helpers/wait.ts';
 import { workdir } from '../helpers/workdir.ts';
 
 /** 一个小 Agent：index.ts 就是 source（放在 type: module 的文件夹里，可以用顶层 await）。 */
-const agent = (source: string): string => path.join(workdir({ 'package.json': '{ "type": "module" }\n', 'index.ts': source }), 'index.ts');
+const agent = (source: string): string => compiledCopy(path.join(workdir({ 'package.json': '{ "type": "module" }\n', 'index.ts': source }), 'index.ts'));
 
 /** 发一个流式请求、把回答原样打出来的几行代码：小 Agent 们共用。 */
 const ASK = `

@@ -8,6 +8,7 @@ import { describe, test } from 'node:test';
 import { limiter } from '../../scripts/check/limit.ts';
 import { formatResult } from '../../scripts/check/format.ts';
 import { checksOf, exitCode, runChecks } from '../../scripts/check/report.ts';
+import { compiledCopy } from '../helpers/compiled.ts';
 import { REPO_ROOT } from '../helpers/run-stage.ts';
 import { CHECK_QUIET_MS } from '../helpers/wait.ts';
 import { workdir } from '../helpers/workdir.ts';
@@ -84,7 +85,7 @@ describe('第 9–15 天的检查查得出常犯的错', { concurrency: true }, 
             const checks = (await checksOf(m.day)).filter((c) => c.name.includes(m.check));
             assert.equal(checks.length, 1, `第 ${m.day} 天名字含「${m.check}」的检查应当恰好一项`);
             const [check] = checks;
-            const entry = brokenCopy(m);
+            const entry = compiledCopy(brokenCopy(m));
             const [result] = await limited(() => runChecks({ entry, days: [m.day], filter: (c) => c === check, quietMs: CHECK_QUIET_MS }));
             const report = formatResult(result);
             assert.equal(result.ok, false, report);
