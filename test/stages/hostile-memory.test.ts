@@ -1,8 +1,9 @@
-// 恶意的输入撑不大 Agent 的内存：没有换行的 48 MiB 文件。
+// 恶意的输入撑不大 Agent 的内存：没有换行的 48 MiB 文件，发个不停、又不读 Agent 回话的 MCP 服务器。
 // 量的是 Agent 进程自己的 /proc/<pid>/status（测试直接用 node 跑转好的入口，child.pid 就是 Agent，不是 tsx、sh 之类的外壳）：
 // 答完第一句之后的 VmRSS 作基线，清掉峰值（往 /proc/<pid>/clear_refs 写 5）再做这件事，之后看峰值 VmHWM 比基线高了多少。
 // 不量时间：Agent 在运行器平常的期限内做完、还答得上下一句，就说明没有卡住。
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
@@ -12,6 +13,7 @@ import { runAgent, toolResults, untilMcpConnected } from '../helpers/agent.ts';
 import { HARDENED_ONLY, startStage, type RunningStage } from '../helpers/run-stage.ts';
 import { waitUntil } from '../helpers/wait.ts';
 import { workdir } from '../helpers/workdir.ts';
+import { leftovers, server } from '../mcp/util.ts';
 
 const MiB = 1024 * 1024;
 const LIMIT = 32 * MiB;
@@ -85,6 +87,22 @@ for (const stage of HARDENED_ONLY) {
             assert.ok(r.rise < LIMIT, `峰值比基线高了 ${mib(r.rise)}`);
         });
 
+        test('MCP 服务器发个不停的 ping、又不读 Agent 的回答：积压到上限就断开、说为什么，Agent 还在，内存峰值比基线高不到 32 MiB', needsProc, async (t) => {
+            // id 很短的 ping 只有几十字节：从前每条回答在写缓冲里都是一个对象，8 MiB 的积压让 Agent 多占了约 70 MiB
+            const mark = randomUUID();
+            const cwd = workdir({
+                '.geekagent/mcp.json': JSON.stringify({ mcpServers: { hog: { command: 'node', args: [server('ping-flood.mjs')], env: { GEEKAGENT_TEST_MARK: mark, PING_ID: '8' } } } }),
+                '.geekagent/GeekAgent.json': JSON.stringify({ root: '..', tools: { 'mcp_hog_*': 'allow' } }),
+            });
+            const r = await measure(stage, cwd, ['y'], '调一下', [tools(call('c1', 'mcp_hog_flood')), text('断开了')], '断开了');
+            t.diagnostic(`峰值比基线高了 ${mib(r.rise)}`);
+            assert.equal(r.code, 0, r.stderr);
+            const said = 'MCP 服务器 hog 不读输入，已断开（发给它的消息积压超过 4 MiB；/mcp reconnect hog 可以重连）';
+            assert.ok(r.stderr.includes(`[mcp:hog] 客户端：${said}`), r.stderr.slice(-2000));
+            assert.ok(r.results.c1.startsWith(`工具执行失败：${said}`), r.results.c1);
+            assert.ok(r.rise < LIMIT, `峰值比基线高了 ${mib(r.rise)}`);
+            assert.deepEqual(leftovers('', mark), []);
+        });
     });
 
     describe(`${stage}: read 一块一块地脱敏`, () => {
