@@ -9,7 +9,8 @@ import { openRegularFile } from './regular-file.ts';
 import { applyHunks, diff, type Hunk } from './diff.ts';
 import { glob, GLOB_LIMIT } from './glob.ts';
 import { authorize, permissionRoot, safeGlob, safePath } from './permissions.ts';
-import { holdsSecrets, redactFileContent, safeCut } from './redact.ts';
+import { holdsSecrets } from './redact.ts';
+import { redactFilePiece, safeCut, type LineState } from './redact-stream.ts';
 import { MAX_OUTPUT_CHARS, registerTool, stringArg } from './tools.ts';
 import { backup } from './undo.ts';
 
@@ -161,8 +162,10 @@ async function tellAfterAsking(tool: string, file: string, abs: string, failure:
 const unchanged = (file: string) => `${file} 的内容本来就是这样，没有写入`;
 
 /**
- * read 的一页：从 offset 起最多 MAX_OUTPUT_CHARS 个字符，说明总长和下一页从哪里继续。只读到这一页的末尾（一次 64 KiB，
- * 解码、脱敏后只留下这一页），几百 MB 的文件读第一页也只占几十 KB；读到了文件末尾才知道共有多少个字符，没读到就说有多少字节。
+ * read 的一页：从 offset 起最多 MAX_OUTPUT_CHARS 个字符，说明总长和下一页从哪里继续。一块一块地读（charWindow），读过这一页、
+ * 也读满 1 MiB 就停；内存里只有这一页和正在读的一块（加脱敏留的几段余量，见 redact-stream.ts），有没有换行都一样：
+ * 几十 MB、没有一个换行的文件读第一页也只多占几百 KB。
+ * 一页都在同一行里、这一行过了页末还没完时说一声：模型看得出这不是一行的全部。
  * 命名管道、设备、套接字不读（openRegularFile）：读它们会一直等下去，或者永远读不完
  */
 function pageOf(file: string, from: unknown): string {
@@ -171,28 +174,35 @@ function pageOf(file: string, from: unknown): string {
     try {
         const { text, total } = charWindow(fd, offset, offset + MAX_OUTPUT_CHARS + 1);   // 多要一个字符：看得出后面还有没有
         if (total !== undefined && offset >= total && total > 0) return 'offset 已经超出文件末尾';
-        const end = offset + Math.min(text.length, MAX_OUTPUT_CHARS);
+        const page = text.slice(0, MAX_OUTPUT_CHARS);
+        const end = offset + page.length;
         const size = total === undefined ? `文件有 ${fs.fstatSync(fd).size} 字节，没读到末尾、不知道共多少个字符` : `文件共 ${total} 个字符`;
-        let result = `（${size}，本次读取 ${offset}-${end}）\n${text.slice(0, MAX_OUTPUT_CHARS)}`;
-        if (text.length > MAX_OUTPUT_CHARS) result += `\n还有更多内容；用 offset=${end} 继续调用 read`;
+        let result = `（${size}，本次读取 ${offset}-${end}）\n${page}`;
+        if (text.length > MAX_OUTPUT_CHARS) {
+            const longLine = !page.includes('\n') && text[MAX_OUTPUT_CHARS] !== '\n' ? '这一页都在同一行里，这一行比一页还长，到页末还没完；' : '';
+            result += `\n${longLine}还有更多内容；用 offset=${end} 继续调用 read`;
+        }
         return result;
     } finally {
         fs.closeSync(fd);
     }
 }
 
+const CHUNK_BYTES = 64 * 1024;
 // 不超过 1 MiB 的文件读到末尾、数出总字符数（只多花时间，内存里照样只留这一页）；更大的读到这一页为止
 const COUNT_ALL_BYTES = 1024 * 1024;
 
 /**
  * 脱敏之后的文件内容的第 start 到 end 个字符（不含 end）；读到了文件末尾时 total 是总字符数。
- * Day 8：先脱敏、再切出这一页，offset 和页边界都不会把密钥切成认不出的半截。边读边脱敏：safeCut 说前面哪一段可以先脱敏，
- * 脱敏用 redactFileContent（像 .env 的行逐行换掉）。offset 数的是脱敏之后的字符，和一次读完整个文件再脱敏时一样
+ * Day 8：先脱敏、再切出这一页，offset 和页边界都不会把密钥切成认不出的半截。边读边脱敏：safeCut 说前面哪一段可以先脱敏
+ * （它只留几段比最长密钥还长的余量，一行再长也往前切），redactFilePiece 脱敏这一段（像 .env 的行逐行换掉，值跨过切点的
+ * 接着换到行尾）。offset 数的是脱敏之后的字符，和一次读完整个文件再脱敏时一样
  */
 function charWindow(fd: number, start: number, end: number): { text: string; total?: number } {
     const decoder = new StringDecoder('utf8');   // 一个汉字的几个字节分在两块里也解得对
-    const chunk = Buffer.alloc(64 * 1024);
+    const chunk = Buffer.alloc(CHUNK_BYTES);
     let pending = '';   // 读到了、还没脱敏的原文
+    let state: LineState = 'start';   // 上一段停在哪里（行首、一行的中间）
     let text = '';
     let bytes = 0;
     let pos = 0;        // 已经脱敏的字符数
@@ -200,10 +210,11 @@ function charWindow(fd: number, start: number, end: number): { text: string; tot
         const got = fs.readSync(fd, chunk, 0, chunk.length, null);
         pending += got ? decoder.write(chunk.subarray(0, got)) : decoder.end();
         const cut = got ? safeCut(pending) : pending.length;
-        const piece = redactFileContent(pending.slice(0, cut));
+        const next = redactFilePiece(pending.slice(0, cut), state);
         pending = pending.slice(cut);
-        text += piece.slice(Math.max(0, start - pos), Math.max(0, end - pos));
-        pos += piece.length;
+        state = next.state;
+        text += next.piece.slice(Math.max(0, start - pos), Math.max(0, end - pos));
+        pos += next.piece.length;
         bytes += got;
         if (!got) return { text, total: pos };
         if (pos >= end && bytes >= COUNT_ALL_BYTES) return { text };

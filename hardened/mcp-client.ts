@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { isObject, jsonText, MAX_JSON_DEPTH, tooDeep, type Json } from './json.ts';
 import { RequestTable, RequestTimeout, RpcError } from './jsonrpc.ts';
 import type { McpEntry, McpServerConfig } from './mcp-config.ts';
-import { LineFramer } from './mcp-framing.ts';
+import { LineFramer, LineWriter } from './mcp-framing.ts';
 import { spawnServer, stopServer } from './mcp-process.ts';
 import { ServerLog, type McpLogLine } from './mcp-log.ts';
 import { traceMcp } from './trace.ts';
@@ -20,6 +20,7 @@ export class McpClient {
     error = '';                     // 为什么没连上、为什么退出了
     tools: McpToolInfo[] = [];
     private child?: ChildProcessWithoutNullStreams;
+    private writer?: LineWriter;
     private table?: RequestTable;
     private dead = '';              // 服务器不在了的原因
     readonly entry: McpEntry;
@@ -67,6 +68,7 @@ export class McpClient {
     private start(config: McpServerConfig): RequestTable {
         const child = spawnServer(this.name, config);
         this.child = child;
+        this.writer = new LineWriter(child.stdin, MAX_STDIN_BACKLOG, () => this.disconnect());   // 对方不读：积压太多就断开（分隔线以下）
         this.dead = '';
         this.table = new RequestTable((msg) => this.send(withProgressToken(msg)), (id, method, reason) => this.cancel(id, method, reason));
         const out = new LineFramer((line) => this.onLine(line), (n) => this.log(`丢弃了一行超长输出（${n} 字节）`), MAX_LINE_BYTES);
@@ -86,11 +88,10 @@ export class McpClient {
     }
 
     private send(msg: Json): void {
-        const stdin = this.child?.stdin;
-        if (this.dead || !stdin?.writable) return;
+        if (this.dead || !this.writer) return;
         const line = JSON.stringify(msg);   // 结果里没有裸换行，所以一条消息永远只占一行
         traceMcp(this.name, '→', line);
-        if (!stdin.write(line + '\n')) this.checkBacklog(stdin);   // 对方没读走：积压太多就断开（分隔线以下）
+        this.writer.write(line);
     }
 
     // 响应按 id 交给请求表；服务器发来的请求、通知，以及批量和认不出的消息见 otherMessage
@@ -212,7 +213,7 @@ export class McpClient {
             setTimeout(() => child.stdout.destroy(), 100).unref();
         });
         child.stdout.on('close', async () => {
-            out.flush();
+            if (!this.dead) out.flush();   // 断开、停止之后没读完的半行不算
             if (child.exitCode === null && child.signalCode === null) await Promise.race([once(child, 'exit').catch(() => {}), sleep(200)]);
             this.died(child, child.exitCode === null && child.signalCode === null ? '服务器关闭了标准输出' : exitReason(child));
         });
@@ -232,14 +233,14 @@ export class McpClient {
         this.log(line, true);
     }
 
-    // 服务器不读 stdin 却不停地发 ping（每个都要回答）：回答全排在 Node 的写缓冲里，Agent 的内存跟着无限增长。
-    // 积压超过上限就断开：丢掉积压，挂着的请求立刻失败（markDead），进程照常停掉；之后它的 ping 不再回答
-    private checkBacklog(stdin: ChildProcessWithoutNullStreams['stdin']): void {
-        if (stdin.writableLength <= MAX_STDIN_BACKLOG) return;
+    // 服务器不读 stdin 却不停地发 ping（每个都要回答）：回答积压在 LineWriter 里，超过上限就断开：丢掉积压，挂着的请求立刻失败
+    // （markDead），进程照常停掉；之后它的 ping 不再回答，它的输出也不再读（还在涌来的行不必再解析，白白占内存）
+    private disconnect(): void {
         const reason = `MCP 服务器 ${this.name} 不读输入，已断开（发给它的消息积压超过 ${MAX_STDIN_BACKLOG / 1024 / 1024} MiB；/mcp reconnect ${this.name} 可以重连）`;
         this.log(reason);
         this.markDead(reason);
-        stdin.destroy();
+        this.child?.stdin.destroy();
+        this.child?.stdout.removeAllListeners('data').pause();
         void this.stop();
     }
 
@@ -274,9 +275,10 @@ const SUPPORTED_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-0
 const HANDSHAKE_FLOOR_MS = 30_000;
 const MAX_LINE_BYTES = 64 * 1024 * 1024;        // 真实服务器读 6 MiB 文件会回一行 12.6 MB
 const MAX_STDERR_LINE_BYTES = 1024 * 1024;
-// 发给一台服务器、它还没读走的字节的上限。我们发的最大的一条是模型给的工具参数（通常几十 KB），读得慢的正常服务器积不到这么多；
-// 不读的服务器最多让 Agent 多占这么多内存
-const MAX_STDIN_BACKLOG = 8 * 1024 * 1024;
+// 发给一台服务器、它还没读走的字节的上限。我们发的最大的一条是模型给的工具参数（通常几十 KB，模型一次也写不出几 MB），读得慢的
+// 正常服务器积不到这么多；不读的服务器最多让 Agent 多占这么多（LineWriter 攒成整块，不按条数多占），再加上解析涌来的行的开销
+// （十来 MiB 的新生代）。8 MiB 时两样加起来离 32 MiB 太近
+const MAX_STDIN_BACKLOG = 4 * 1024 * 1024;
 const MAX_PAGES = 100;
 
 function exitReason(child: ChildProcessWithoutNullStreams): string {

@@ -1,5 +1,6 @@
 // Day 15：MCP 的 stdio 传输一行一条消息：服务器 stdout（和 stderr）的字节流在 \n 处切成一行行文字。先在字节里切行、
 // 只解码完整的行，拆在两次读取之间的多字节字符也不会坏；超过 maxLine 字节的行不保存、不解码，丢弃后由 onDrop 报告字节数
+import type { Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 
 export class LineFramer {
@@ -81,3 +82,72 @@ export class LineFramer {
         if (line !== '') this.onLine(line);
     }
 }
+
+// —— 加固：发给服务器的行，不读的服务器让 Agent 多占的内存有上限 ——
+
+/**
+ * 发给服务器的行（每条消息后面补一个 \n）。平常直接写进管道；管道的写缓冲满了（对方没读走，writableNeedDrain）之后，
+ * 新的行先拷进 64 KiB 一块的 Buffer 里攒着，等 drain 再一起写出。不一条条交给流：流的写缓冲里每条都是一个对象，
+ * 几十字节的 ping 回答要占好几倍的内存，8 MiB 的积压曾让 Agent 多占约 70 MiB。积压（写缓冲里的加上攒着的）
+ * 超过 cap 字节就不再收，调一次 onOverflow：发给对方的东西最多让内存多占 cap 字节
+ */
+export class LineWriter {
+    private blocks: Buffer[] = [];  // 攒着的行；一行比一块还长就单独一块
+    private room = 0;               // 最后一块还空着的字节数
+    private held = 0;               // 攒着的字节数
+    private overflowed = false;
+    private readonly stream: Writable;
+    private readonly cap: number;
+    private readonly onOverflow: () => void;
+
+    constructor(stream: Writable, cap: number, onOverflow: () => void) {
+        this.stream = stream;
+        this.cap = cap;
+        this.onOverflow = onOverflow;
+    }
+
+    write(line: string): void {
+        if (this.overflowed || !this.stream.writable) return;
+        if (this.held === 0 && !this.stream.writableNeedDrain) return void this.stream.write(line + '\n');
+        const bytes = Buffer.byteLength(line) + 1;
+        if (this.stream.writableLength + this.held + bytes > this.cap) {
+            this.overflowed = true;
+            this.blocks = [];
+            return this.onOverflow();
+        }
+        if (this.held === 0) this.stream.once('drain', () => this.flush());
+        if (bytes > this.room) this.newBlock(bytes);
+        const block = this.blocks[this.blocks.length - 1];
+        const at = block.length - this.room;
+        block.write(line, at);
+        block[at + bytes - 1] = 0x0a;
+        this.room -= bytes;
+        this.held += bytes;
+    }
+
+    private newBlock(bytes: number): void {
+        this.trimLast();
+        const block = Buffer.allocUnsafe(Math.max(BLOCK_BYTES, bytes));
+        this.blocks.push(block);
+        this.room = block.length;
+    }
+
+    // 最后一块只留用过的部分
+    private trimLast(): void {
+        const last = this.blocks.length - 1;
+        if (last >= 0) this.blocks[last] = this.blocks[last].subarray(0, this.blocks[last].length - this.room);
+        this.room = 0;
+    }
+
+    // 对方读走了写缓冲里的：攒着的按原来的顺序写出
+    private flush(): void {
+        if (this.overflowed) return;
+        this.trimLast();
+        const blocks = this.blocks;
+        this.blocks = [];
+        this.held = 0;
+        for (const block of blocks) this.stream.write(block);
+    }
+}
+
+const BLOCK_BYTES = 64 * 1024;

@@ -152,7 +152,12 @@ const ENV_LINE = /^([ \t]*(?:#+[ \t]*)?(?:export[ \t]+)?)([A-Za-z_][A-Za-z0-9_]*
 const ALREADY = /^(["']?)\[REDACTED(:[^\]]*)?\]\1$/;
 
 export function redactFileContent(text: string): string {
-    return redact(text).replace(ENV_LINE, (line, lead: string, name: string, raw: string) => {
+    return redactEnvLines(redact(text));
+}
+
+/** redactFileContent 的第二步：已经 redact 过的文字里，像 .env 的行逐行看。 */
+export function redactEnvLines(text: string): string {
+    return text.replace(ENV_LINE, (line, lead: string, name: string, raw: string) => {
         const value = raw.trim();
         return value && !ALREADY.test(value) && isSecretVar(name, value) ? `${lead}${name}=[REDACTED:${name}]` : line;
     });
@@ -166,21 +171,27 @@ export function holdsSecrets(text: string): boolean {
     return redactFileContent(text) !== text;
 }
 
-/**
- * 边读边脱敏（read 只读要返回的那一页）：还在往下读的文字里，前面哪一段可以先脱敏、交出去。切点离末尾留出比最长密钥
- * 还长的余量，尽量切在换行处（逐行的规则看得到整行），其次空白处（令牌里没有空白），不切在私钥块里（BEGIN 之后还没有 END）。
- * 返回切点，0 表示先再读一些。余量里既没有换行也没有空白的长串只好硬切：那么长的一串不会是密钥
- */
-export function safeCut(text: string): number {
-    const margin = knownSecrets().longest + 4096;
-    const limit = text.length - margin;
-    if (limit <= 0) return 0;
-    const newline = text.lastIndexOf('\n', limit - 1) + 1;
-    const space = Math.max(text.lastIndexOf(' ', limit - 1), text.lastIndexOf('\t', limit - 1)) + 1;
-    let cut = newline > limit - margin ? newline : space > limit - margin ? space : limit;
-    const begin = text.lastIndexOf('-----BEGIN', cut);
-    if (begin > text.lastIndexOf('-----END', cut) && cut - begin < margin) cut = text.lastIndexOf('\n', begin) + 1;
-    return cut;
+/** 一行（不含换行）从头到尾像 NAME=value，而且值不空、像密钥（isSecretVar）：这一行的值要换掉，不管它是不是已经换过一处。 */
+export function secretEnvLine(line: string): boolean {
+    const m = ENV_HEAD.exec(line);
+    const value = m && m[0].length === line.length ? m[3].trim() : '';
+    return value !== '' && isSecretVar(m![2], value);
+}
+const ENV_HEAD = new RegExp(ENV_LINE.source);   // 同一个模式，不带 g、m：只看一行的开头
+
+/** 文字里认得出的每一处密钥（已知的值、认得出格式的令牌、网址里的密码）的起止位置，可能互相重叠。 */
+export function secretSpans(text: string): [number, number][] {
+    const { pattern } = knownSecrets();
+    const spans: [number, number][] = [];
+    for (const re of [pattern, TOKEN_SHAPES, URL_PASSWORDS]) {
+        for (const m of re ? text.matchAll(re) : []) spans.push([m.index!, m.index! + m[0].length]);
+    }
+    return spans;
+}
+
+/** 已知的密钥值里最长的一个有多长：边读边脱敏时留的余量比它长。 */
+export function longestSecret(): number {
+    return knownSecrets().longest;
 }
 
 /**

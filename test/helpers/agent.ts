@@ -30,7 +30,8 @@ export function toolResults(...bodies: any[]): Record<string, string> {
  */
 export const MCP_READY = '\u0000等 MCP 服务器连上';
 
-async function untilMcpConnected(run: RunningStage): Promise<void> {
+/** 反复问 /mcp，直到没有服务器还在「连接中…」：运行中途才等的测试（startStage）也用它。 */
+export async function untilMcpConnected(run: RunningStage): Promise<void> {
     for (;;) {
         const from = run.stdout().length;
         run.write('/mcp');

@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { LineFramer } from '../../hardened/mcp-framing.ts';
+import { Writable } from 'node:stream';
+import { LineFramer, LineWriter } from '../../hardened/mcp-framing.ts';
 
 function collect(maxLine = 64 * 1024 * 1024) {
     const lines: string[] = [];
@@ -106,5 +107,51 @@ describe('LineFramer 行切分', () => {
         framer.push(Buffer.from('0123456789abc\nok\n'));
         assert.deepEqual(lines, ['ok']);
         assert.deepEqual(drops, [13]);
+    });
+});
+
+/** 一个读得慢的对方：收下的每一块先挂着，release() 才读走；读走的字节按顺序记在 got 里。 */
+function slowReader() {
+    const got: Buffer[] = [];
+    const waiting: Array<() => void> = [];
+    const stream = new Writable({
+        highWaterMark: 1024,
+        write(chunk: Buffer, _encoding, done) {
+            got.push(chunk);
+            waiting.push(done);
+        },
+    });
+    const release = async () => {
+        while (waiting.length > 0) {
+            waiting.shift()!();
+            await new Promise((r) => setImmediate(r));
+        }
+    };
+    return { stream, got, release, text: () => Buffer.concat(got).toString('utf8') };
+}
+
+describe('LineWriter 发给服务器的行', () => {
+    it('对方读得慢：写不进去之后攒着，读走以后按原来的顺序写出，一条不丢，不断开', async () => {
+        const reader = slowReader();
+        let overflows = 0;
+        const writer = new LineWriter(reader.stream, 1024 * 1024, () => overflows++);
+        const lines = Array.from({ length: 3000 }, (_, i) => `{"id":${i},"text":"第 ${i} 条 ✓"}`);
+        for (const line of lines.slice(0, 2000)) writer.write(line);
+        await reader.release();
+        for (const line of lines.slice(2000)) writer.write(line);
+        await reader.release();
+        assert.equal(overflows, 0);
+        assert.equal(reader.text(), lines.map((l) => `${l}\n`).join(''));
+        assert.ok(reader.got.length < 100, `攒着的行整块写出，不是一条一块（${reader.got.length} 块）`);
+    });
+
+    it('对方不读：积压（写缓冲里的加攒着的）超过上限就调一次 onOverflow，之后的行都不要了', () => {
+        const reader = slowReader();
+        let overflows = 0;
+        const writer = new LineWriter(reader.stream, 64 * 1024, () => overflows++);
+        const line = 'x'.repeat(99);
+        for (let i = 0; i < 2000; i++) writer.write(line);   // 200 000 字节
+        assert.equal(overflows, 1);
+        assert.ok(reader.stream.writableLength <= 64 * 1024);
     });
 });

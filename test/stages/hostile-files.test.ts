@@ -92,8 +92,8 @@ for (const stage of HARDENED_ONLY) {
             assert.match(r.results.pipe, /^读取文件失败：拒绝读取 .*pipe：不是普通文件/);
             // Day 8 起指向根目录之外的链接先被 safePath 挡住
             assert.match(r.results.zero, /^读取文件失败：(拒绝读取 .*zero：不是普通文件|路径越界：zero)/);
-            // 8 MiB 的文件没有读到末尾：只说字节数，给下一页的 offset
-            assert.match(r.results.big, /^（文件有 8388608 字节，没读到末尾、不知道共多少个字符，本次读取 0-2000）\n\0{2000}\n还有更多内容；用 offset=2000 继续调用 read$/);
+            // 8 MiB 的文件没有读到末尾：只说字节数，给下一页的 offset；整个文件是一行，说一声这一行到页末还没完
+            assert.match(r.results.big, /^（文件有 8388608 字节，没读到末尾、不知道共多少个字符，本次读取 0-2000）\n\0{2000}\n这一页都在同一行里，这一行比一页还长，到页末还没完；还有更多内容；用 offset=2000 继续调用 read$/);
         });
 
         test('硬链接（nlink > 1）的文件：write 和 patch 都拒绝，说清原因；根目录外的那一份不变', async () => {

@@ -169,7 +169,7 @@ for (const stage of HARDENED_ONLY) {
                 replies: [tools(call('c1', 'mcp_hog_flood')), text('这台服务器断开了')],
             });
             assert.equal(r.code, 0, r.stderr);
-            const said = 'MCP 服务器 hog 不读输入，已断开（发给它的消息积压超过 8 MiB；/mcp reconnect hog 可以重连）';
+            const said = 'MCP 服务器 hog 不读输入，已断开（发给它的消息积压超过 4 MiB；/mcp reconnect hog 可以重连）';
             assert.ok(r.results.c1.startsWith(`工具执行失败：${said}`), r.results.c1);
             assert.ok(r.stderr.includes(`[mcp:hog] 客户端：${said}`), r.stderr.slice(-2000));
             assert.match(r.stdout, /这台服务器断开了/);

@@ -232,14 +232,19 @@ for (const stage of HARDENED_ONLY) {
             assert.match(await exec('run_shell', {}), /缺少参数：command/);
         });
 
-        test('read 分段：每次 2000 字符，提示下一个 offset；offset 取整、负数当 0、越过末尾有说明', async () => {
+        test('read 分段：每次 2000 字符，提示下一个 offset；一页都在同一行里时说一声；offset 取整、负数当 0、越过末尾有说明', async () => {
             const text = Array.from({ length: 4500 }, (_, i) => String.fromCharCode(97 + (i % 26))).join('');
             fs.writeFileSync(path.join(work, 'big.txt'), text);
             fs.writeFileSync(path.join(work, 'empty.txt'), '');
+            const longLine = '这一页都在同一行里，这一行比一页还长，到页末还没完；';
             assert.equal(await exec('read', { path: 'big.txt' }),
-                `（文件共 4500 个字符，本次读取 0-2000）\n${text.slice(0, 2000)}\n还有更多内容；用 offset=2000 继续调用 read`);
+                `（文件共 4500 个字符，本次读取 0-2000）\n${text.slice(0, 2000)}\n${longLine}还有更多内容；用 offset=2000 继续调用 read`);
             assert.equal(await exec('read', { path: 'big.txt', offset: 2000 }),
-                `（文件共 4500 个字符，本次读取 2000-4000）\n${text.slice(2000, 4000)}\n还有更多内容；用 offset=4000 继续调用 read`);
+                `（文件共 4500 个字符，本次读取 2000-4000）\n${text.slice(2000, 4000)}\n${longLine}还有更多内容；用 offset=4000 继续调用 read`);
+            const lines = `${'x'.repeat(1500)}\n${text}`;   // 页里有换行：不说
+            fs.writeFileSync(path.join(work, 'lines.txt'), lines);
+            assert.equal(await exec('read', { path: 'lines.txt' }),
+                `（文件共 6001 个字符，本次读取 0-2000）\n${lines.slice(0, 2000)}\n还有更多内容；用 offset=2000 继续调用 read`);
             assert.equal(await exec('read', { path: 'big.txt', offset: 4000 }), `（文件共 4500 个字符，本次读取 4000-4500）\n${text.slice(4000)}`);
             assert.equal(await exec('read', { path: 'big.txt', offset: 4100.9 }), `（文件共 4500 个字符，本次读取 4100-4500）\n${text.slice(4100)}`);
             assert.equal(await exec('read', { path: 'big.txt', offset: -5 }), await exec('read', { path: 'big.txt' }));
