@@ -44,6 +44,7 @@ function testOnce(label: string, cwd: string): number {
     const count = (name: string) => t.output.match(new RegExp(`^# ${name} (\\d+)`, 'm'))?.[1] ?? '?';
     console.log(`${label ? `${label} ` : ''}npm test：${t.seconds.toFixed(1)} 秒（CPU ${t.cpu.toFixed(1)} 秒），${count('tests')} 个测试，`
         + `通过 ${count('pass')}，失败 ${count('fail')} ${mark(t.ok && t.seconds <= 180)}`);
+    for (const line of t.output.match(/^ *not ok .*$/gm) ?? []) console.log(`    ${line.trim()}`);   // 没通过的是哪几项
     return t.seconds;
 }
 
